@@ -1,0 +1,24 @@
+# Compile options shared by every target that includes Clang/LLVM headers.
+function(fluxion_use_clang target)
+  target_include_directories(${target} SYSTEM PRIVATE
+    ${LLVM_INCLUDE_DIRS} ${CLANG_INCLUDE_DIRS})
+  target_compile_definitions(${target} PRIVATE ${LLVM_DEFINITIONS})
+  if(NOT LLVM_ENABLE_RTTI)
+    target_compile_options(${target} PRIVATE -fno-rtti)
+  endif()
+  target_compile_options(${target} PRIVATE -Wall -Wextra -Wno-unused-parameter)
+  set_target_properties(${target} PROPERTIES POSITION_INDEPENDENT_CODE ON)
+endfunction()
+
+# Compiles SOURCES with clang++ and the Fluxion plugin into an executable.
+function(fluxion_add_plugin_executable name)
+  cmake_parse_arguments(ARG "" "" "SOURCES;LIBS;FLAGS" ${ARGN})
+  add_executable(${name} ${ARG_SOURCES})
+  target_link_libraries(${name} PRIVATE fluxion_runtime ${ARG_LIBS})
+  target_compile_options(${name} PRIVATE
+    "-fplugin=$<TARGET_FILE:FluxionPlugin>" ${ARG_FLAGS})
+  add_dependencies(${name} FluxionPlugin)
+  # Rebuild the program whenever the plugin changes.
+  set_property(SOURCE ${ARG_SOURCES} APPEND PROPERTY
+    OBJECT_DEPENDS "$<TARGET_FILE:FluxionPlugin>")
+endfunction()

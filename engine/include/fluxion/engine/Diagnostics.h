@@ -1,0 +1,49 @@
+//===- Diagnostics.h - The diagnostics Fluxion reports ----------*- C++ -*-===//
+//
+// Every error the engine reports is listed here once, with its text, so that
+// messages stay consistent and the lit tests can find them. Messages name the
+// offending construct and say what the user can do about it.
+//
+//===----------------------------------------------------------------------===//
+#ifndef FLUXION_ENGINE_DIAGNOSTICS_H
+#define FLUXION_ENGINE_DIAGNOSTICS_H
+
+#include "clang/Basic/Diagnostic.h"
+
+namespace fluxion {
+
+enum class Diag {
+  UnsupportedStmt,      ///< %0: statement kind
+  UnsupportedExpr,      ///< %0: expression kind
+  UnsupportedCast,      ///< %0: cast kind name
+  UnsupportedType,      ///< %0: type, %1: what has it
+  IncrementInExpr,      ///< an increment or assignment nested in an expression
+  NoDerivative,         ///< %0: callee name
+  IndirectCall,         ///< call through a pointer
+  ReferenceParam,       ///< %0: callee; argument bound to a reference
+  NotDifferentiable,    ///< %0: function; %1: why
+  UnknownParam,         ///< %0: name, %1: function
+  BadAttributeArg,      ///< %0: attribute
+  TemplateNotSupported, ///< %0: attribute
+  StaticLocal,          ///< %0: variable
+  MissingBody,          ///< %0: function
+  InternalError,        ///< %0: detail
+  NoteDifferentiating,  ///< note: %0: function
+  NoteCalledFrom,       ///< note: %0: function
+};
+
+/// Reports Fluxion diagnostics through Clang's DiagnosticsEngine.
+class DiagReporter {
+public:
+  explicit DiagReporter(clang::DiagnosticsEngine &D) : Engine(D) {}
+  clang::DiagnosticBuilder report(clang::SourceLocation Loc, Diag Kind);
+  clang::DiagnosticsEngine &engine() { return Engine; }
+  bool hasErrors() const { return Engine.hasErrorOccurred(); }
+
+private:
+  clang::DiagnosticsEngine &Engine;
+};
+
+} // namespace fluxion
+
+#endif

@@ -1,0 +1,125 @@
+//===- Differentiator.h - Declares and defines derivative functions -*- C++ -*-===//
+//
+// The engine's entry point. The Clang-facing glue (plugin or tool) calls:
+//   annotate()        when an attribute is seen: validates it and declares
+//                     the user-facing derivatives (f_grad, f_vjp) at once,
+//                     so that later code can call them by name;
+//   defineFor()       when a definition is complete: generates the bodies;
+//   finish()          at the end of the translation unit: generates what had
+//                     to wait for a callee's body, and reports what never
+//                     got one.
+// Callee derivatives are requested on demand through DerivativeOracle: a
+// custom derivative (fluxion::custom::g_vjp, by overload resolution) or a
+// generated split pair g_fwd/g_bwd specialised to the active parameters.
+//
+//===----------------------------------------------------------------------===//
+#ifndef FLUXION_ENGINE_DIFFERENTIATOR_H
+#define FLUXION_ENGINE_DIFFERENTIATOR_H
+
+#include "fluxion/engine/Diagnostics.h"
+#include "fluxion/engine/ReverseBuilder.h"
+
+#include "llvm/ADT/SmallPtrSet.h"
+
+#include <functional>
+#include <map>
+
+namespace clang {
+class Sema;
+class NamespaceDecl;
+} // namespace clang
+
+namespace fluxion {
+
+/// What an annotation asks for.
+struct Annotation {
+  enum class Kind { Grad };
+  Kind K = Kind::Grad;
+  /// Parameter names restricting differentiation (empty: all).
+  llvm::SmallVector<std::string, 4> Params;
+  clang::SourceLocation Loc;
+  std::string Spelling = "fluxion::grad";
+};
+
+class Differentiator : public DerivativeOracle {
+public:
+  explicit Differentiator(clang::Sema &S);
+
+  /// Validates A on FD and declares the functions it generates.
+  void annotate(clang::FunctionDecl *FD, const Annotation &A);
+  /// FD's body is complete: define its derivatives, and any pending callee
+  /// derivatives that can now be defined.
+  void defineFor(clang::FunctionDecl *FD);
+  void finish();
+
+  /// True for functions this engine declared.
+  bool isGenerated(const clang::Decl *D) const {
+    return Generated.count(D);
+  }
+  /// Called with each function once its body is set (hand it to CodeGen).
+  std::function<void(clang::FunctionDecl *)> OnDefined;
+  /// Print each generated function to this stream (the dump option).
+  llvm::raw_ostream *Dump = nullptr;
+
+  std::optional<CallDerivative>
+  reverseOf(const ir::Expr &Call, llvm::ArrayRef<bool> ArgActive) override;
+
+private:
+  struct UserEntry {
+    clang::FunctionDecl *Annotated = nullptr;
+    clang::FunctionDecl *VJP = nullptr;
+    clang::FunctionDecl *Grad = nullptr;
+    std::vector<bool> Active;
+    clang::SourceLocation Loc;
+    bool Defined = false;
+  };
+  struct SplitEntry {
+    clang::FunctionDecl *Callee = nullptr;
+    clang::FunctionDecl *Fwd = nullptr;
+    clang::FunctionDecl *Bwd = nullptr;
+    std::vector<bool> Active;
+    clang::SourceLocation FirstUse;
+    clang::FunctionDecl *UsedFrom = nullptr;
+    bool Defined = false;
+  };
+
+  UserEntry *findUser(const clang::FunctionDecl *FD);
+  bool checkAnnotation(clang::FunctionDecl *FD, const Annotation &A,
+                       std::vector<bool> &Active);
+  void defineUser(UserEntry &E, clang::FunctionDecl *Def);
+  void defineSplit(SplitEntry &E, clang::FunctionDecl *Def);
+  void drain(bool AtEnd);
+
+  /// Declares `Ret Name(Params...)` next to Like.
+  clang::FunctionDecl *
+  declare(clang::FunctionDecl *Like, llvm::StringRef Name, clang::QualType Ret,
+          llvm::ArrayRef<std::pair<std::string, clang::QualType>> Params,
+          bool Internal, bool Visible);
+  std::vector<std::pair<std::string, clang::QualType>>
+  reverseParams(clang::FunctionDecl *FD, const std::vector<bool> &Active);
+  clang::FunctionDecl *findCustom(clang::FunctionDecl *Callee,
+                                  llvm::StringRef Suffix,
+                                  clang::SourceLocation Loc);
+  clang::NamespaceDecl *customNamespace();
+  void publish(clang::FunctionDecl *FD);
+
+  clang::Sema &S;
+  clang::ASTContext &Ctx;
+  DiagReporter Diags;
+  std::vector<std::unique_ptr<UserEntry>> Users;
+  std::map<std::pair<const clang::Decl *, std::vector<bool>>,
+           std::unique_ptr<SplitEntry>>
+      Splits;
+  std::vector<SplitEntry *> SplitOrder;
+  llvm::SmallPtrSet<const clang::Decl *, 32> Generated;
+  clang::FunctionDecl *Current = nullptr; ///< function being differentiated
+  bool Busy = false;
+  std::vector<clang::FunctionDecl *> Deferred;
+};
+
+/// The type of the adjoint parameter for a parameter of type T.
+clang::QualType adjointParamType(clang::ASTContext &Ctx, clang::QualType T);
+
+} // namespace fluxion
+
+#endif

@@ -1,0 +1,71 @@
+//===- Emitter.h - Fluxion IR to Clang AST ----------------------*- C++ -*-===//
+//
+// Builds the body of a generated function from IR through Sema's Build*
+// functions, so that the result is type-checked exactly like user code (and
+// prints as readable C++). All Sema interaction of the engine's output is
+// here.
+//
+//===----------------------------------------------------------------------===//
+#ifndef FLUXION_ENGINE_EMITTER_H
+#define FLUXION_ENGINE_EMITTER_H
+
+#include "fluxion/engine/Diagnostics.h"
+#include "fluxion/engine/IR.h"
+
+#include "llvm/ADT/DenseMap.h"
+
+namespace clang {
+class Sema;
+class Expr;
+class Stmt;
+class NamespaceDecl;
+} // namespace clang
+
+namespace fluxion {
+
+/// One generated function to emit: Params map 1:1 onto Target's parameters.
+struct EmitRequest {
+  clang::FunctionDecl *Target = nullptr;
+  std::vector<ir::Var *> Params;
+  std::vector<ir::Var *> Locals;
+  ir::Block Body;
+};
+
+class Emitter {
+public:
+  Emitter(clang::Sema &S, DiagReporter &Diags) : S(S), Diags(Diags) {}
+
+  /// Attaches the body; false after reporting an error.
+  bool emit(EmitRequest &R);
+
+  /// A reference to FD qualified by its namespaces (prints as ns::f).
+  clang::Expr *functionRef(clang::FunctionDecl *FD, clang::SourceLocation Loc);
+
+private:
+  clang::Expr *expr(const ir::Expr &E);
+  clang::Expr *exprAs(const ir::Expr &E, clang::QualType Ty);
+  clang::Expr *constant(const ir::Expr &E);
+  clang::Expr *callOf(const ir::Expr &E);
+  clang::Expr *tapeCall(ir::Var *Tape, llvm::StringRef Method,
+                        llvm::ArrayRef<clang::Expr *> Args);
+  clang::Expr *convert(clang::Expr *E, clang::QualType Ty);
+  clang::Expr *varRef(ir::Var *V);
+  clang::Stmt *stmt(const ir::Stmt &St);
+  clang::Stmt *compound(const ir::Block &B);
+  clang::Stmt *arrayTransfer(ir::Var *Tape, const ir::Expr &Array,
+                             llvm::StringRef Method);
+  clang::VarDecl *declare(ir::Var *V);
+  bool initialize(clang::VarDecl *VD, ir::Var *V);
+  clang::Expr *bad(llvm::StringRef What);
+
+  clang::Sema &S;
+  DiagReporter &Diags;
+  clang::FunctionDecl *Target = nullptr;
+  clang::SourceLocation Loc;
+  llvm::DenseMap<const ir::Var *, clang::ValueDecl *> Decls;
+  bool Failed = false;
+};
+
+} // namespace fluxion
+
+#endif

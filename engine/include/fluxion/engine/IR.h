@@ -1,0 +1,200 @@
+//===- IR.h - Fluxion's differentiation IR ----------------------*- C++ -*-===//
+//
+// The engine lowers a function body from Clang's AST into this small
+// structured IR, transforms it (jump elimination, activity, adjoint and
+// tangent building), and emits the result back as Clang AST. The IR keeps
+// Clang's types and declarations so that emission is exact; it differs from
+// the AST in being small (a dozen node kinds), immutable for expressions
+// (subtrees are shared freely), and free of C++'s many spellings of the same
+// thing (compound assignment, increments, `for` vs `while`, implicit casts).
+//
+//===----------------------------------------------------------------------===//
+#ifndef FLUXION_ENGINE_IR_H
+#define FLUXION_ENGINE_IR_H
+
+#include "clang/AST/Decl.h"
+#include "clang/AST/OperationKinds.h"
+#include "clang/AST/Type.h"
+#include "llvm/ADT/APFloat.h"
+#include "llvm/ADT/APSInt.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace fluxion::ir {
+
+/// A variable of the IR: a parameter, a (hoisted) local, a temporary the
+/// engine introduced, a tape handle, or a global the function reads.
+struct Var {
+  enum class Kind { Param, Local, Temp, Tape, Global };
+  Kind K;
+  std::string Name;
+  clang::QualType Type;
+  /// The primal declaration this variable stands for (params, locals,
+  /// globals); null for engine temporaries.
+  clang::VarDecl *Origin = nullptr;
+  /// For adjoint/tangent variables: the primal variable they shadow.
+  Var *Primal = nullptr;
+  /// Zero-initialise when declared (adjoints, counters).
+  bool ZeroInit = false;
+  /// For Kind::Tape: element type of the tape.
+  clang::QualType TapeElement;
+  unsigned Id = 0;
+
+  bool isArray() const { return Type->isConstantArrayType(); }
+  bool isPointer() const { return Type->isPointerType(); }
+};
+
+enum class ExprKind {
+  Const,   ///< floating or integer literal
+  VarRef,  ///< a variable (an lvalue)
+  Index,   ///< Ops[0][Ops[1]] (an lvalue); Ops[0] is a pointer or array
+  AddrOf,  ///< &Ops[0], Ops[0] a VarRef of a scalar
+  Unary,   ///< UOp Ops[0]
+  Binary,  ///< Ops[0] BOp Ops[1] (arithmetic, comparison, logical, pointer)
+  Cond,    ///< Ops[0] ? Ops[1] : Ops[2]
+  Cast,    ///< (Ty)Ops[0]
+  Call,    ///< Callee(Ops...)
+  Pop,     ///< TapeVar.pop()
+  StopGrad ///< fluxion::stop_gradient(Ops[0]): value flows, derivative doesn't
+};
+
+struct Expr;
+using ExprP = std::shared_ptr<const Expr>;
+
+struct Expr {
+  ExprKind K;
+  clang::QualType Ty;
+  llvm::SmallVector<ExprP, 3> Ops;
+  Var *V = nullptr; ///< VarRef; the tape for Pop
+  clang::BinaryOperatorKind BOp = clang::BO_Add;
+  clang::UnaryOperatorKind UOp = clang::UO_Minus;
+  llvm::APFloat FVal{0.0};
+  llvm::APSInt IVal;
+  clang::FunctionDecl *Callee = nullptr;
+  clang::SourceLocation Loc;
+
+  bool isFloatConst() const { return K == ExprKind::Const && Ty->isRealFloatingType(); }
+  bool isZero() const;
+  bool isOne() const;
+  bool isLValue() const { return K == ExprKind::VarRef || K == ExprKind::Index; }
+  /// The variable at the root of an lvalue (x for x, x[i], x[i][j]).
+  Var *rootVar() const;
+};
+
+enum class StmtKind {
+  Block,    ///< { Body... }
+  Assign,   ///< LHS Op RHS, Op one of =, +=, -=
+  Eval,     ///< an expression evaluated for its effects (a call)
+  Decl,     ///< a block-local declaration of V with optional Init (engine code)
+  If,       ///< if (Cond) Then else Else
+  Loop,     ///< while / do-while (TestFirst) with Cond; Inc runs after Body
+  Repeat,   ///< for (V = Count; V > 0; --V) Body  (reverse sweep of a loop)
+  Push,     ///< TapeVar.push(Value)
+  Return,   ///< return Value (only as the last statement after jump elimination)
+  Break,    ///< removed by jump elimination
+  Continue, ///< removed by jump elimination
+  Switch    ///< removed by jump elimination
+};
+
+struct Stmt;
+using StmtP = std::unique_ptr<Stmt>;
+using Block = std::vector<StmtP>;
+
+/// One `case`/`default` section of a switch, up to the next label.
+struct SwitchSection {
+  std::vector<ExprP> Values; ///< the case values; empty for default
+  bool IsDefault = false;
+  Block Body;
+};
+
+struct Stmt {
+  StmtKind K;
+  clang::SourceLocation Loc;
+  // Assign / Eval / Push / Return / Decl
+  ExprP LHS, RHS;
+  clang::BinaryOperatorKind Op = clang::BO_Assign;
+  Var *V = nullptr; ///< Decl: the variable; Push: the tape; Repeat: counter
+  // If / Loop / Switch / Repeat
+  ExprP Cond; ///< If/Loop condition, Switch subject, Repeat count
+  Block Then, Else;  ///< If; Loop uses Then as body and Else as Inc
+  bool TestFirst = true;
+  std::vector<SwitchSection> Sections;
+
+  Stmt(StmtKind K, clang::SourceLocation Loc = {}) : K(K), Loc(Loc) {}
+  Block &body() { return Then; }
+  const Block &body() const { return Then; }
+  Block &inc() { return Else; }
+  const Block &inc() const { return Else; }
+};
+
+/// A function in IR form: its parameters, its variables, and its body.
+struct Function {
+  clang::FunctionDecl *Primal = nullptr; ///< the function it was lowered from
+  std::string Name;
+  clang::QualType ReturnType;
+  std::vector<Var *> Params;
+  Var *ReturnVar = nullptr;  ///< holds the result; null for void functions
+  std::vector<Var *> Locals; ///< hoisted locals, temps, tapes: declared at entry
+  Block Body;
+  std::vector<std::unique_ptr<Var>> Storage;
+
+  /// Creates a variable whose name is unique in this function.
+  Var *makeVar(Var::Kind K, llvm::StringRef Name, clang::QualType Ty,
+               clang::VarDecl *Origin = nullptr);
+  bool nameTaken(llvm::StringRef Name) const;
+};
+
+// Expression builders. They fold the trivial cases (x*1, x+0, -(-x)) so that
+// generated code reads like hand-written code.
+ExprP ref(Var *V, clang::SourceLocation Loc = {});
+ExprP floatConst(clang::QualType Ty, double Value);
+ExprP intConst(clang::QualType Ty, int64_t Value);
+ExprP boolConst(clang::ASTContext &Ctx, bool Value);
+ExprP binary(clang::BinaryOperatorKind Op, ExprP L, ExprP R, clang::QualType Ty,
+             clang::SourceLocation Loc = {});
+ExprP unary(clang::UnaryOperatorKind Op, ExprP E, clang::QualType Ty);
+ExprP index(ExprP Base, ExprP Idx, clang::QualType ElemTy);
+ExprP cast(clang::QualType Ty, ExprP E);
+ExprP cond(ExprP C, ExprP A, ExprP B, clang::QualType Ty);
+ExprP call(clang::FunctionDecl *Callee, llvm::ArrayRef<ExprP> Args,
+           clang::QualType Ty, clang::SourceLocation Loc = {});
+ExprP pop(Var *Tape);
+ExprP addrOf(ExprP LValue, clang::QualType PtrTy);
+
+/// Arithmetic builders with folding, on expressions of floating type Ty.
+ExprP add(ExprP L, ExprP R, clang::QualType Ty);
+ExprP sub(ExprP L, ExprP R, clang::QualType Ty);
+ExprP mul(ExprP L, ExprP R, clang::QualType Ty);
+ExprP div(ExprP L, ExprP R, clang::QualType Ty);
+ExprP neg(ExprP E, clang::QualType Ty);
+
+/// Structural equality (same variables, same operations, same constants).
+bool sameExpr(const Expr &A, const Expr &B);
+/// True for expressions cheap enough to repeat instead of naming.
+bool isTrivial(const Expr &E);
+
+StmtP assign(ExprP LHS, ExprP RHS, clang::BinaryOperatorKind Op = clang::BO_Assign,
+             clang::SourceLocation Loc = {});
+StmtP eval(ExprP E, clang::SourceLocation Loc = {});
+StmtP decl(Var *V, ExprP Init);
+StmtP ifStmt(ExprP Cond, Block Then, Block Else = {}, clang::SourceLocation Loc = {});
+StmtP push(Var *Tape, ExprP Value);
+StmtP block(Block Body);
+
+/// Calls F on every expression node (pre-order), statements included.
+void forEachExpr(const Expr &E, llvm::function_ref<void(const Expr &)> F);
+void forEachExpr(const Block &B, llvm::function_ref<void(const Expr &)> F);
+void forEachStmt(const Block &B, llvm::function_ref<void(const Stmt &)> F);
+
+/// Debug printing in C-like syntax.
+void print(const Expr &E, llvm::raw_ostream &OS);
+void print(const Block &B, llvm::raw_ostream &OS, unsigned Indent = 0);
+void print(const Function &F, llvm::raw_ostream &OS);
+
+} // namespace fluxion::ir
+
+#endif // FLUXION_ENGINE_IR_H

@@ -1,0 +1,101 @@
+//===- Lowering.h - Clang AST to Fluxion IR ---------------------*- C++ -*-===//
+//
+// Lowers the body of a function into IR. Each kind of Clang statement and
+// expression has one small handler; anything without a handler is reported
+// as a located error that names the construct. Calls nested in expressions
+// are hoisted into temporaries so that the reverse sweep never evaluates a
+// call twice, and declarations are hoisted to function scope (their
+// initialisers become assignments).
+//
+//===----------------------------------------------------------------------===//
+#ifndef FLUXION_ENGINE_LOWERING_H
+#define FLUXION_ENGINE_LOWERING_H
+
+#include "fluxion/engine/Diagnostics.h"
+#include "fluxion/engine/IR.h"
+
+#include "clang/AST/Expr.h"
+#include "clang/AST/ExprCXX.h"
+#include "clang/AST/Stmt.h"
+#include "clang/AST/StmtCXX.h"
+#include "llvm/ADT/DenseMap.h"
+
+#include <optional>
+
+namespace fluxion {
+
+class FunctionLowering {
+public:
+  FunctionLowering(clang::ASTContext &Ctx, DiagReporter &Diags)
+      : Ctx(Ctx), Diags(Diags) {}
+
+  /// Lowers FD (which must have a body). Returns null after reporting errors.
+  std::unique_ptr<ir::Function> lower(clang::FunctionDecl *FD);
+
+private:
+  // Statements (LowerStmt.cpp). Each appends to Out; false after an error.
+  bool lowerStmt(const clang::Stmt *S, ir::Block &Out);
+  bool lowerCompound(const clang::CompoundStmt *S, ir::Block &Out);
+  bool lowerDecl(const clang::DeclStmt *S, ir::Block &Out);
+  bool lowerVarInit(ir::Var *V, const clang::Expr *Init, ir::Block &Out);
+  bool lowerArrayInit(ir::ExprP Base, clang::QualType Ty,
+                      const clang::Expr *Init, ir::Block &Out);
+  bool lowerExprStmt(const clang::Expr *E, ir::Block &Out);
+  bool lowerAssignment(const clang::BinaryOperator *BO, ir::Block &Out);
+  bool lowerIncrement(const clang::UnaryOperator *UO, ir::Block &Out);
+  bool lowerIf(const clang::IfStmt *S, ir::Block &Out);
+  bool lowerFor(const clang::ForStmt *S, ir::Block &Out);
+  bool lowerWhile(const clang::WhileStmt *S, ir::Block &Out);
+  bool lowerDo(const clang::DoStmt *S, ir::Block &Out);
+  bool lowerSwitch(const clang::SwitchStmt *S, ir::Block &Out);
+  bool lowerReturn(const clang::ReturnStmt *S, ir::Block &Out);
+  bool lowerBody(const clang::Stmt *S, ir::Block &Out);
+  /// Builds a loop whose condition may need hoisted statements: those are
+  /// moved into the body followed by `if (!cond) break;`.
+  bool lowerLoop(const clang::Expr *Cond, const clang::Stmt *Body,
+                 const clang::Expr *Inc, bool TestFirst,
+                 clang::SourceLocation Loc, ir::Block &Out);
+
+  // Expressions (LowerExpr.cpp). Statements that must run first (hoisted
+  // calls) are appended to Pre. Null after an error.
+  ir::ExprP lowerExpr(const clang::Expr *E, ir::Block &Pre);
+  ir::ExprP lowerCast(const clang::CastExpr *E, ir::Block &Pre);
+  ir::ExprP lowerDeclRef(const clang::DeclRefExpr *E);
+  ir::ExprP lowerUnary(const clang::UnaryOperator *E, ir::Block &Pre);
+  ir::ExprP lowerBinary(const clang::BinaryOperator *E, ir::Block &Pre);
+  ir::ExprP lowerConditional(const clang::ConditionalOperator *E,
+                             ir::Block &Pre);
+  ir::ExprP lowerShortCircuit(const clang::BinaryOperator *E, ir::Block &Pre);
+  /// A call; nested calls are stored into a temporary unless TopLevel.
+  ir::ExprP lowerCall(const clang::CallExpr *E, ir::Block &Pre,
+                      bool TopLevel = false);
+  ir::ExprP lowerLiteral(const clang::Expr *E);
+  ir::ExprP lowerLValue(const clang::Expr *E, ir::Block &Pre);
+  /// Stores E into a fresh temporary (appended to Pre); returns its ref.
+  ir::ExprP materialize(ir::ExprP E, ir::Block &Pre, llvm::StringRef Name,
+                        clang::SourceLocation Loc);
+
+  ir::Var *varFor(const clang::VarDecl *D, clang::SourceLocation UseLoc);
+  bool checkType(clang::QualType T, clang::SourceLocation Loc,
+                 llvm::StringRef What);
+  bool unsupported(const clang::Stmt *S);
+
+  clang::ASTContext &Ctx;
+  DiagReporter &Diags;
+  std::unique_ptr<ir::Function> F;
+  llvm::DenseMap<const clang::VarDecl *, ir::Var *> Vars;
+  ir::Var *ReturnVar = nullptr;
+  unsigned TempCount = 0;
+};
+
+/// True if the type is one the engine differentiates (float, double,
+/// long double).
+bool isDifferentiableScalar(clang::QualType T);
+/// Element type of a pointer or array type, else null type.
+clang::QualType elementType(clang::QualType T);
+/// True for floating scalars, and pointers/arrays of them.
+bool isDifferentiableType(clang::QualType T);
+
+} // namespace fluxion
+
+#endif

@@ -1,0 +1,59 @@
+//===- Passes.h - Analyses and rewrites on Fluxion IR -----------*- C++ -*-===//
+#ifndef FLUXION_ENGINE_PASSES_H
+#define FLUXION_ENGINE_PASSES_H
+
+#include "fluxion/engine/IR.h"
+
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
+
+namespace clang {
+class ASTContext;
+}
+
+namespace fluxion {
+
+/// Removes break, continue, switch and early returns (JumpElimination.cpp).
+void eliminateJumps(ir::Function &F, clang::ASTContext &Ctx);
+
+/// Which variables carry derivatives ("varied" in Tapenade's terms): those
+/// that depend on an active input. Pointer and array variables stand for
+/// the memory they designate. Flow-insensitive fixpoint (Activity.cpp).
+class ActivityInfo {
+public:
+  /// ActiveParams: the differentiable parameters the derivative is taken
+  /// with respect to (output pointers included).
+  ActivityInfo(const ir::Function &F, llvm::ArrayRef<ir::Var *> ActiveParams);
+
+  bool isActive(const ir::Var *V) const { return Active.count(V); }
+  /// True if the value (or, for pointers, the memory) of E depends on an
+  /// active input.
+  bool isActive(const ir::Expr &E) const;
+  /// True if a call passes an active value or active memory.
+  bool isActiveCall(const ir::Expr &Call) const;
+
+private:
+  void markOutputs(const ir::Expr &Call, bool &Changed);
+  llvm::DenseSet<const ir::Var *> Active;
+};
+
+/// Assignment sites of each variable (memory of arrays and pointers
+/// included): a variable assigned at most once, outside every loop, keeps
+/// its value for the rest of the function and is never recorded.
+class AssignmentInfo {
+public:
+  explicit AssignmentInfo(const ir::Function &F);
+  /// Never overwritten once set.
+  bool isConstant(const ir::Var *V) const;
+  bool isAssigned(const ir::Var *V) const { return Sites.count(V); }
+
+private:
+  void visit(const ir::Block &B, unsigned LoopDepth);
+  void note(const ir::Var *V, unsigned LoopDepth);
+  llvm::DenseMap<const ir::Var *, unsigned> Sites;
+  llvm::DenseSet<const ir::Var *> InLoop;
+};
+
+} // namespace fluxion
+
+#endif

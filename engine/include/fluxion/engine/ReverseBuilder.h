@@ -1,0 +1,117 @@
+//===- ReverseBuilder.h - Adjoint (reverse-mode) code builder ---*- C++ -*-===//
+//
+// Builds the forward sweep (the primal with the recordings the reverse sweep
+// needs) and the reverse sweep (adjoint statements in reverse order) of a
+// jump-free IR function. Derivatives of calls come from a DerivativeOracle:
+// a custom derivative found by overload resolution, or a generated pair of
+// forward/backward functions for a callee with a body.
+//
+// What is recorded is decided by a to-be-recorded fixpoint: a variable is
+// recorded before an assignment only if the reverse sweep reads it and it is
+// not constant (assigned once, outside loops). Integer increments by a
+// constant are inverted instead of recorded.
+//
+//===----------------------------------------------------------------------===//
+#ifndef FLUXION_ENGINE_REVERSEBUILDER_H
+#define FLUXION_ENGINE_REVERSEBUILDER_H
+
+#include "fluxion/engine/Diagnostics.h"
+#include "fluxion/engine/IR.h"
+#include "fluxion/engine/Passes.h"
+
+#include <optional>
+
+namespace fluxion {
+
+/// True if the reverse function of FD takes a seed for its result: the
+/// result is a floating value (contract: "R seed", absent for void).
+inline bool hasSeed(const clang::FunctionDecl *FD) {
+  return FD->getReturnType()->isRealFloatingType();
+}
+
+/// How the reverse sweep differentiates one call site.
+struct CallDerivative {
+  /// Called in the forward sweep in place of the callee (the callee itself
+  /// for a custom derivative, the generated _fwd function otherwise).
+  clang::FunctionDecl *Forward = nullptr;
+  /// Called in the reverse sweep: (args..., [seed], adjoints...).
+  clang::FunctionDecl *Reverse = nullptr;
+  /// For each callee parameter: whether Reverse takes an adjoint for it.
+  llvm::SmallVector<bool, 4> AdjointSlot;
+};
+
+class DerivativeOracle {
+public:
+  virtual ~DerivativeOracle() = default;
+  /// The derivative of Call given which arguments are active; reports an
+  /// error and returns nullopt if there is none.
+  virtual std::optional<CallDerivative>
+  reverseOf(const ir::Expr &Call, llvm::ArrayRef<bool> ArgActive) = 0;
+};
+
+/// The parts of a reverse-mode derivative; packaged into functions by the
+/// Differentiator (joint f_vjp, or split f_fwd/f_bwd).
+struct AdjointParts {
+  ir::Block Forward;
+  ir::Block Reverse;
+  /// Variables the reverse sweep reads that a split forward function must
+  /// save at its end (a joint function keeps them in its frame).
+  std::vector<ir::Var *> EndState;
+};
+
+class ReverseBuilder {
+public:
+  /// Adjoints maps active parameters (and the return variable) to their
+  /// adjoint variables; it is extended with the adjoints of locals.
+  ReverseBuilder(ir::Function &F, clang::ASTContext &Ctx,
+                 const ActivityInfo &Activity, DerivativeOracle &Oracle,
+                 DiagReporter &Diags,
+                 llvm::DenseMap<ir::Var *, ir::Var *> &Adjoints);
+
+  /// Builds both sweeps; nullopt after reporting an error.
+  std::optional<AdjointParts> build();
+  /// The tape (a local of the function) for values of type T.
+  ir::Var *tapeFor(clang::QualType T);
+
+private:
+  struct Sweeps {
+    ir::Block Fwd, Rev;
+  };
+
+  bool stmts(const ir::Block &B, Sweeps &Out);
+  bool stmt(const ir::Stmt &S, Sweeps &Out);
+  bool assignment(const ir::Stmt &S, Sweeps &Out);
+  bool callSite(const ir::Stmt &S, Sweeps &Out);
+  bool ifStmt(const ir::Stmt &S, Sweeps &Out);
+  bool loop(const ir::Stmt &S, Sweeps &Out);
+
+  /// Adds Seed * d(E) into the adjoints of E's active leaves.
+  void propagate(const ir::ExprP &E, ir::ExprP Seed, ir::Block &Rev);
+  /// The adjoint lvalue/pointer of an active lvalue or pointer expression.
+  ir::ExprP adjointOf(const ir::Expr &E);
+  ir::Var *adjointVar(ir::Var *V);
+  /// Names a non-trivial seed that will be used more than once.
+  ir::ExprP share(ir::ExprP Seed, ir::Block &Rev);
+  ir::Var *temp(llvm::StringRef Name, clang::QualType T);
+  /// Forward recording / reverse restoration around an overwrite of LV.
+  void record(const ir::ExprP &LV, Sweeps &Out, ir::Block &Restore);
+  bool needsRecording(const ir::Var *V) const;
+  bool recomputable(const ir::Expr &Cond) const;
+
+  ir::Function &F;
+  clang::ASTContext &Ctx;
+  const ActivityInfo &Activity;
+  AssignmentInfo Assignments;
+  DerivativeOracle &Oracle;
+  DiagReporter &Diags;
+  llvm::DenseMap<ir::Var *, ir::Var *> &Adjoints;
+  llvm::DenseMap<const clang::Type *, ir::Var *> Tapes;
+  /// Variables the reverse sweep reads (grown to a fixpoint).
+  llvm::DenseSet<const ir::Var *> Needed;
+  /// Variables this builder created (adjoints, temporaries, counters).
+  llvm::DenseSet<const ir::Var *> Generated;
+};
+
+} // namespace fluxion
+
+#endif

@@ -1,0 +1,613 @@
+//===- Differentiator.cpp - Declares and defines derivative functions ------===//
+#include "fluxion/engine/Differentiator.h"
+#include "fluxion/engine/Emitter.h"
+#include "fluxion/engine/Lowering.h"
+#include "fluxion/engine/Passes.h"
+
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/DeclCXX.h"
+#include "clang/AST/PrettyPrinter.h"
+#include "clang/Basic/SourceManager.h"
+#include "clang/Sema/Lookup.h"
+#include "clang/Sema/Overload.h"
+#include "clang/Sema/Sema.h"
+
+using namespace clang;
+
+namespace fluxion {
+using ir::Block;
+using ir::ExprKind;
+using ir::ExprP;
+using ir::StmtKind;
+using ir::StmtP;
+using ir::Var;
+using ir::Function;
+using ir::call;
+using ir::ref;
+using ir::eval;
+using ir::index;
+using ir::assign;
+using ir::push;
+using ir::pop;
+using ir::floatConst;
+using ir::intConst;
+
+
+Differentiator::Differentiator(Sema &S)
+    : S(S), Ctx(S.getASTContext()), Diags(S.getDiagnostics()) {}
+
+QualType adjointParamType(ASTContext &Ctx, QualType T) {
+  if (T->isRealFloatingType())
+    return Ctx.getPointerType(T.getUnqualifiedType());
+  if (const auto *PT = T->getAs<PointerType>()) {
+    Qualifiers Q;
+    QualType Pointee = Ctx.getUnqualifiedArrayType(PT->getPointeeType(), Q);
+    return Ctx.getPointerType(Pointee);
+  }
+  return Ctx.getPointerType(T);
+}
+
+//===----------------------------------------------------------------------===//
+// Declarations
+//===----------------------------------------------------------------------===//
+
+FunctionDecl *Differentiator::declare(
+    FunctionDecl *Like, StringRef Name, QualType Ret,
+    llvm::ArrayRef<std::pair<std::string, QualType>> Params, bool Internal,
+    bool Visible) {
+  SourceLocation Loc = Like->getLocation();
+  DeclContext *DC = Like->getDeclContext();
+  llvm::SmallVector<QualType, 8> Types;
+  for (const auto &P : Params)
+    Types.push_back(P.second);
+  FunctionProtoType::ExtProtoInfo EPI;
+  QualType FnTy = Ctx.getFunctionType(Ret, Types, EPI);
+  StorageClass SC =
+      Internal || Like->getStorageClass() == SC_Static ? SC_Static : SC_None;
+  FunctionDecl *FD = FunctionDecl::Create(
+      Ctx, DC, Loc, Loc, DeclarationName(&Ctx.Idents.get(Name)), FnTy,
+      Ctx.getTrivialTypeSourceInfo(FnTy, Loc), SC,
+      /*UsesFPIntrin=*/false, /*isInlineSpecified=*/
+      !Internal && Like->isInlineSpecified(), /*hasWrittenPrototype=*/true);
+  llvm::SmallVector<ParmVarDecl *, 8> Parms;
+  for (const auto &P : Params) {
+    auto *PD = ParmVarDecl::Create(Ctx, FD, Loc, Loc,
+                                   &Ctx.Idents.get(P.first), P.second,
+                                   Ctx.getTrivialTypeSourceInfo(P.second, Loc),
+                                   SC_None, nullptr);
+    PD->setScopeInfo(0, Parms.size());
+    Parms.push_back(PD);
+  }
+  FD->setParams(Parms);
+  FD->setImplicit(false);
+  FD->setLexicalDeclContext(Like->getLexicalDeclContext());
+  if (Visible) {
+    if (Scope *Sc = S.getScopeForContext(DC))
+      S.PushOnScopeChains(FD, Sc, /*AddToContext=*/true);
+    else
+      DC->addDecl(FD);
+  } else {
+    DC->addHiddenDecl(FD);
+  }
+  Generated.insert(FD);
+  return FD;
+}
+
+std::vector<std::pair<std::string, QualType>>
+Differentiator::reverseParams(FunctionDecl *FD, const std::vector<bool> &Active) {
+  std::vector<std::pair<std::string, QualType>> Ps;
+  auto NameOf = [](const ParmVarDecl *P) {
+    return P->getName().empty() ? std::string("_p") : P->getNameAsString();
+  };
+  for (ParmVarDecl *P : FD->parameters())
+    Ps.push_back({NameOf(P), P->getType()});
+  if (hasSeed(FD))
+    Ps.push_back({"seed", FD->getReturnType().getUnqualifiedType()});
+  for (unsigned I = 0; I < FD->getNumParams(); ++I)
+    if (Active[I])
+      Ps.push_back({"d_" + NameOf(FD->getParamDecl(I)),
+                    adjointParamType(Ctx, FD->getParamDecl(I)->getType())});
+  return Ps;
+}
+
+Differentiator::UserEntry *
+Differentiator::findUser(const FunctionDecl *FD) {
+  for (const FunctionDecl *R : FD->redecls())
+    for (auto &E : Users)
+      if (E->Annotated == R)
+        return E.get();
+  return nullptr;
+}
+
+bool Differentiator::checkAnnotation(FunctionDecl *FD, const Annotation &A,
+                                     std::vector<bool> &Active) {
+  auto Fail = [&](StringRef Why) {
+    Diags.report(A.Loc, Diag::NotDifferentiable) << FD << Why;
+    return false;
+  };
+  if (FD->getType()->isDependentType() || FD->isDependentContext() ||
+      FD->getDescribedFunctionTemplate()) {
+    Diags.report(A.Loc, Diag::TemplateNotSupported) << A.Spelling;
+    return false;
+  }
+  if (isa<CXXMethodDecl>(FD))
+    return Fail("member functions are not supported yet; annotate a free "
+                "function");
+  if (FD->isVariadic())
+    return Fail("it is variadic");
+  Active.assign(FD->getNumParams(), false);
+  bool AnyDiff = false, AnyOutput = false;
+  for (unsigned I = 0; I < FD->getNumParams(); ++I) {
+    QualType T = FD->getParamDecl(I)->getType();
+    if (T->isReferenceType())
+      return Fail("reference parameters are not supported; pass a pointer");
+    if (!isDifferentiableType(T))
+      continue;
+    AnyDiff = true;
+    Active[I] = A.Params.empty();
+    if (T->isPointerType() && !T->getPointeeType().isConstQualified())
+      AnyOutput = true;
+  }
+  if (!AnyDiff)
+    return Fail("it has no floating-point parameter to differentiate with "
+                "respect to");
+  QualType R = FD->getReturnType();
+  if (R->isVoidType() && !AnyOutput)
+    return Fail("it returns nothing and has no output pointer parameter");
+  if (!R->isVoidType() && !R->isRealFloatingType())
+    return Fail(("it returns '" + R.getAsString() +
+                 "'; a differentiated function returns a floating-point "
+                 "value or void")
+                    .c_str());
+  for (const std::string &Name : A.Params) {
+    bool Found = false;
+    for (unsigned I = 0; I < FD->getNumParams(); ++I) {
+      if (FD->getParamDecl(I)->getName() != Name)
+        continue;
+      Found = true;
+      if (!isDifferentiableType(FD->getParamDecl(I)->getType()))
+        return Fail(("parameter '" + Name + "' has type '" +
+                     FD->getParamDecl(I)->getType().getAsString() +
+                     "', which carries no derivative")
+                        .c_str());
+      Active[I] = true;
+    }
+    if (!Found) {
+      Diags.report(A.Loc, Diag::UnknownParam) << Name << FD;
+      return false;
+    }
+  }
+  return true;
+}
+
+void Differentiator::annotate(FunctionDecl *FD, const Annotation &A) {
+  // A redeclaration of an annotated function: the derivatives exist.
+  LookupResult Prev(S, FD->getDeclName(), FD->getLocation(),
+                    Sema::LookupOrdinaryName);
+  S.LookupQualifiedName(Prev, FD->getDeclContext());
+  for (NamedDecl *ND : Prev)
+    if (auto *P = dyn_cast<FunctionDecl>(ND))
+      if (P != FD && Ctx.hasSameType(P->getType(), FD->getType()))
+        if (UserEntry *E = findUser(P)) {
+          (void)E;
+          return;
+        }
+  std::vector<bool> Active;
+  if (!checkAnnotation(FD, A, Active))
+    return;
+  auto E = std::make_unique<UserEntry>();
+  E->Annotated = FD;
+  E->Active = Active;
+  E->Loc = A.Loc;
+  std::string Base = FD->getNameAsString();
+  auto Params = reverseParams(FD, Active);
+  E->VJP = declare(FD, Base + "_vjp", Ctx.VoidTy, Params, false, true);
+  if (hasSeed(FD)) {
+    auto GradParams = Params;
+    GradParams.erase(GradParams.begin() + FD->getNumParams());
+    E->Grad = declare(FD, Base + "_grad", FD->getReturnType(), GradParams,
+                      false, true);
+  }
+  // f_vjp returns f's value too (contract: "R f_vjp(...)").
+  if (hasSeed(FD)) {
+    QualType Old = E->VJP->getType();
+    const auto *FPT = Old->castAs<FunctionProtoType>();
+    QualType New = Ctx.getFunctionType(FD->getReturnType(),
+                                       FPT->getParamTypes(),
+                                       FPT->getExtProtoInfo());
+    E->VJP->setType(New);
+    E->VJP->setTypeSourceInfo(
+        Ctx.getTrivialTypeSourceInfo(New, FD->getLocation()));
+  }
+  Users.push_back(std::move(E));
+}
+
+//===----------------------------------------------------------------------===//
+// Derivatives of callees
+//===----------------------------------------------------------------------===//
+
+NamespaceDecl *Differentiator::customNamespace() {
+  auto Find = [&](DeclContext *DC, StringRef Name) -> NamespaceDecl * {
+    LookupResult R(S, &Ctx.Idents.get(Name), SourceLocation(),
+                   Sema::LookupNamespaceName);
+    S.LookupQualifiedName(R, DC);
+    return R.getAsSingle<NamespaceDecl>();
+  };
+  NamespaceDecl *Fluxion = Find(Ctx.getTranslationUnitDecl(), "fluxion");
+  return Fluxion ? Find(Fluxion, "custom") : nullptr;
+}
+
+FunctionDecl *Differentiator::findCustom(FunctionDecl *Callee,
+                                         StringRef Suffix,
+                                         SourceLocation Loc) {
+  NamespaceDecl *NS = customNamespace();
+  if (!NS || !Callee->getIdentifier())
+    return nullptr;
+  std::string Name = (Callee->getName() + Suffix).str();
+  LookupResult R(S, &Ctx.Idents.get(Name), Loc, Sema::LookupOrdinaryName);
+  S.LookupQualifiedName(R, NS);
+  if (R.empty())
+    return nullptr;
+  // The arguments the reverse sweep will pass: (params..., seed, d_params).
+  llvm::SmallVector<Expr *, 8> Args;
+  auto Arg = [&](QualType T) {
+    Args.push_back(new (Ctx) OpaqueValueExpr(Loc, T.getNonReferenceType(),
+                                             VK_PRValue));
+  };
+  for (ParmVarDecl *P : Callee->parameters())
+    Arg(P->getType().getUnqualifiedType());
+  if (hasSeed(Callee))
+    Arg(Callee->getReturnType().getUnqualifiedType());
+  for (ParmVarDecl *P : Callee->parameters())
+    if (isDifferentiableType(P->getType()))
+      Arg(adjointParamType(Ctx, P->getType()));
+  OverloadCandidateSet Candidates(Loc, OverloadCandidateSet::CSK_Normal);
+  S.AddFunctionCandidates(R.asUnresolvedSet(), Args, Candidates);
+  OverloadCandidateSet::iterator Best;
+  if (Candidates.BestViableFunction(S, Loc, Best) != OR_Success)
+    return nullptr;
+  return Best->Function;
+}
+
+std::optional<CallDerivative>
+Differentiator::reverseOf(const ir::Expr &Call, llvm::ArrayRef<bool> ArgActive) {
+  FunctionDecl *Callee = Call.Callee;
+  if (FunctionDecl *Custom = findCustom(Callee, "_vjp", Call.Loc)) {
+    CallDerivative D;
+    D.Forward = Callee;
+    D.Reverse = Custom;
+    for (ParmVarDecl *P : Callee->parameters())
+      D.AdjointSlot.push_back(isDifferentiableType(P->getType()));
+    if (Custom->isTemplateInstantiation() && !Custom->isDefined())
+      S.MarkFunctionReferenced(Call.Loc, Custom);
+    return D;
+  }
+  const FunctionDecl *Def = nullptr;
+  bool MayGetBody = Callee->hasBody(Def) ||
+                    Callee->isTemplateInstantiation() ||
+                    !Callee->isExternC();
+  if (!MayGetBody || Callee->getBuiltinID() ||
+      Ctx.getSourceManager().isInSystemHeader(Callee->getLocation())) {
+    Diags.report(Call.Loc, Diag::NoDerivative) << Callee << Callee->getName();
+    return std::nullopt;
+  }
+  std::vector<bool> Active;
+  bool All = true;
+  for (unsigned I = 0; I < Callee->getNumParams(); ++I) {
+    bool Diff = isDifferentiableType(Callee->getParamDecl(I)->getType());
+    Active.push_back(Diff && I < ArgActive.size() && ArgActive[I]);
+    All &= !Diff || Active.back();
+  }
+  auto Key = std::make_pair(
+      static_cast<const Decl *>(Callee->getCanonicalDecl()), Active);
+  auto It = Splits.find(Key);
+  if (It == Splits.end()) {
+    auto E = std::make_unique<SplitEntry>();
+    E->Callee = Callee;
+    E->Active = Active;
+    E->FirstUse = Call.Loc;
+    E->UsedFrom = Current;
+    std::string Suffix;
+    if (!All)
+      for (unsigned I = 0; I < Active.size(); ++I)
+        if (Active[I])
+          Suffix += "_" + Callee->getParamDecl(I)->getNameAsString();
+    std::string Base = Callee->getNameAsString();
+    std::vector<std::pair<std::string, QualType>> FwdParams;
+    for (ParmVarDecl *P : Callee->parameters())
+      FwdParams.push_back({P->getName().empty() ? std::string("_p")
+                                                : P->getNameAsString(),
+                           P->getType()});
+    E->Fwd = declare(Callee, Base + "_fwd" + Suffix, Callee->getReturnType(),
+                     FwdParams, true, false);
+    E->Bwd = declare(Callee, Base + "_bwd" + Suffix, Ctx.VoidTy,
+                     reverseParams(Callee, Active), true, false);
+    SplitOrder.push_back(E.get());
+    It = Splits.emplace(Key, std::move(E)).first;
+  }
+  CallDerivative D;
+  D.Forward = It->second->Fwd;
+  D.Reverse = It->second->Bwd;
+  D.AdjointSlot.assign(Active.begin(), Active.end());
+  return D;
+}
+
+//===----------------------------------------------------------------------===//
+// Definitions
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// Lowered, analysed and differentiated body of one function.
+struct Differentiated {
+  std::unique_ptr<Function> IR;
+  std::vector<Var *> ReverseParams; ///< params + seed + adjoint params
+  AdjointParts Parts;
+  Var *ReturnVar = nullptr;
+};
+} // namespace
+
+static std::optional<Differentiated>
+differentiate(FunctionDecl *Def, const std::vector<bool> &Active, ASTContext &Ctx,
+              DiagReporter &Diags, DerivativeOracle &Oracle,
+              std::function<void(ReverseBuilder &, Differentiated &)> Extra) {
+  FunctionLowering Lowering(Ctx, Diags);
+  Differentiated D;
+  D.IR = Lowering.lower(Def);
+  if (!D.IR)
+    return std::nullopt;
+  Function &F = *D.IR;
+  eliminateJumps(F, Ctx);
+  std::vector<Var *> ActiveParams;
+  llvm::DenseMap<Var *, Var *> Adjoints;
+  D.ReverseParams = F.Params;
+  Var *Seed = nullptr;
+  if (F.ReturnVar && hasSeed(Def)) {
+    Seed = F.makeVar(Var::Kind::Param, "seed", F.ReturnVar->Type);
+    Seed->Primal = F.ReturnVar;
+    Adjoints[F.ReturnVar] = Seed;
+    D.ReverseParams.push_back(Seed);
+  }
+  for (unsigned I = 0; I < F.Params.size(); ++I) {
+    if (!Active[I])
+      continue;
+    Var *P = F.Params[I];
+    ActiveParams.push_back(P);
+    Var *A = F.makeVar(Var::Kind::Param, "d_" + P->Name,
+                       adjointParamType(Ctx, P->Type));
+    A->Primal = P;
+    D.ReverseParams.push_back(A);
+    // A scalar's adjoint is *_d_x; pointers index their adjoint directly.
+    if (P->isPointer()) {
+      Adjoints[P] = A;
+    } else {
+      // The scalar adjoint accumulates in a local, added to *_d_x at exit.
+      Var *Local = F.makeVar(Var::Kind::Local, "_d_" + P->Name,
+                             P->Type.getUnqualifiedType());
+      Local->Primal = P;
+      Local->ZeroInit = true;
+      F.Locals.push_back(Local);
+      Adjoints[P] = Local;
+    }
+  }
+  ActivityInfo Activity(F, ActiveParams);
+  ReverseBuilder Builder(F, Ctx, Activity, Oracle, Diags, Adjoints);
+  auto Parts = Builder.build();
+  if (!Parts)
+    return std::nullopt;
+  D.Parts = std::move(*Parts);
+  // Scalar adjoints leave through their pointers: *_d_x += _d_x_local.
+  for (unsigned I = 0, J = 0; I < F.Params.size(); ++I) {
+    if (!Active[I])
+      continue;
+    Var *P = F.Params[I];
+    Var *AdjParam = D.ReverseParams[F.Params.size() + (Seed ? 1 : 0) + J++];
+    if (P->isPointer())
+      continue;
+    ExprP Deref = index(ref(AdjParam), intConst(Ctx.IntTy, 0),
+                        P->Type.getUnqualifiedType());
+    D.Parts.Reverse.push_back(
+        assign(Deref, ref(Adjoints[P]), BO_AddAssign));
+  }
+  D.ReturnVar = F.ReturnVar;
+  if (Extra)
+    Extra(Builder, D);
+  return D;
+}
+
+static StmtP returnOf(Var *V) {
+  auto R = std::make_unique<ir::Stmt>(StmtKind::Return);
+  if (V)
+    R->RHS = ref(V);
+  return R;
+}
+
+void Differentiator::publish(FunctionDecl *FD) {
+  if (Dump) {
+    PrintingPolicy Policy(Ctx.getLangOpts());
+    Policy.SuppressTagKeyword = true;
+    FD->print(*Dump, Policy);
+    *Dump << "\n";
+  }
+  if (OnDefined)
+    OnDefined(FD);
+}
+
+void Differentiator::defineUser(UserEntry &E, FunctionDecl *Def) {
+  E.Defined = true;
+  Current = Def;
+  // A custom derivative of the annotated function itself takes precedence.
+  if (FunctionDecl *Custom = findCustom(Def, "_vjp", E.Loc)) {
+    Emitter Emit(S, Diags);
+    Function Shell;
+    std::vector<Var *> Params;
+    llvm::SmallVector<ExprP, 8> Args;
+    for (ParmVarDecl *P : E.VJP->parameters()) {
+      Var *V = Shell.makeVar(Var::Kind::Param, P->getName(), P->getType());
+      Params.push_back(V);
+      Args.push_back(ref(V));
+    }
+    EmitRequest R;
+    R.Target = E.VJP;
+    R.Params = Params;
+    ExprP Call = call(Custom, Args, Custom->getReturnType());
+    if (hasSeed(Def)) {
+      auto Ret = std::make_unique<ir::Stmt>(StmtKind::Return);
+      Ret->RHS = Call;
+      R.Body.push_back(std::move(Ret));
+    } else {
+      R.Body.push_back(eval(Call));
+    }
+    if (Custom->isTemplateInstantiation())
+      S.MarkFunctionReferenced(E.Loc, Custom);
+    if (Emit.emit(R))
+      publish(E.VJP);
+  } else {
+    auto D = differentiate(Def, E.Active, Ctx, Diags, *this, nullptr);
+    if (!D) {
+      Diags.report(Def->getLocation(), Diag::NoteDifferentiating) << Def;
+      Current = nullptr;
+      return;
+    }
+    EmitRequest R;
+    R.Target = E.VJP;
+    R.Params = D->ReverseParams;
+    R.Locals = D->IR->Locals;
+    R.Body = std::move(D->Parts.Forward);
+    for (StmtP &St : D->Parts.Reverse)
+      R.Body.push_back(std::move(St));
+    R.Body.push_back(returnOf(D->ReturnVar));
+    Emitter Emit(S, Diags);
+    if (Emit.emit(R))
+      publish(E.VJP);
+  }
+  if (E.Grad) {
+    // f_grad(p..., d_p...) is f_vjp(p..., 1, d_p...).
+    Function Shell;
+    std::vector<Var *> Params;
+    llvm::SmallVector<ExprP, 8> Args;
+    for (ParmVarDecl *P : E.Grad->parameters()) {
+      Var *V = Shell.makeVar(Var::Kind::Param, P->getName(), P->getType());
+      Params.push_back(V);
+      Args.push_back(ref(V));
+    }
+    Args.insert(Args.begin() + Def->getNumParams(),
+                floatConst(Def->getReturnType().getUnqualifiedType(), 1));
+    EmitRequest R;
+    R.Target = E.Grad;
+    R.Params = Params;
+    auto Ret = std::make_unique<ir::Stmt>(StmtKind::Return);
+    Ret->RHS = call(E.VJP, Args, Def->getReturnType());
+    R.Body.push_back(std::move(Ret));
+    Emitter Emit(S, Diags);
+    if (Emit.emit(R))
+      publish(E.Grad);
+  }
+  Current = nullptr;
+}
+
+void Differentiator::defineSplit(SplitEntry &E, FunctionDecl *Def) {
+  E.Defined = true;
+  FunctionDecl *Saved = Current;
+  Current = Def;
+  auto D = differentiate(
+      Def, E.Active, Ctx, Diags, *this,
+      [&](ReverseBuilder &B, Differentiated &D) {
+        // A split forward function must hand over the values its reverse
+        // sweep reads: push them at its end, pop them at the start of the
+        // backward function.
+        for (Var *V : D.Parts.EndState) {
+          QualType T = V->isArray() ? Ctx.getBaseElementType(V->Type)
+                                    : V->Type;
+          Var *Tape = B.tapeFor(T);
+          D.Parts.Forward.push_back(push(Tape, ref(V)));
+          D.Parts.Reverse.insert(D.Parts.Reverse.begin(),
+                                 assign(ref(V), pop(Tape)));
+        }
+      });
+  Current = Saved;
+  if (!D) {
+    Diags.report(E.FirstUse, Diag::NoteCalledFrom) << Def;
+    return;
+  }
+  EmitRequest Fwd;
+  Fwd.Target = E.Fwd;
+  Fwd.Params = D->IR->Params;
+  Fwd.Locals = D->IR->Locals;
+  Fwd.Body = std::move(D->Parts.Forward);
+  Fwd.Body.push_back(returnOf(D->ReturnVar));
+  EmitRequest Bwd;
+  Bwd.Target = E.Bwd;
+  Bwd.Params = D->ReverseParams;
+  Bwd.Locals = D->IR->Locals;
+  Bwd.Body = std::move(D->Parts.Reverse);
+  Emitter Emit(S, Diags);
+  if (Emit.emit(Fwd))
+    publish(E.Fwd);
+  Emitter Emit2(S, Diags);
+  if (Emit2.emit(Bwd))
+    publish(E.Bwd);
+}
+
+void Differentiator::defineFor(FunctionDecl *FD) {
+  if (!FD->doesThisDeclarationHaveABody() || Generated.count(FD))
+    return;
+  // Generating code can make Sema instantiate templates, which reports the
+  // instantiations back to us: handle those once the current work is done.
+  if (Busy) {
+    Deferred.push_back(FD);
+    return;
+  }
+  Busy = true;
+  Deferred.push_back(FD);
+  while (!Deferred.empty()) {
+    FunctionDecl *Next = Deferred.front();
+    Deferred.erase(Deferred.begin());
+    if (UserEntry *E = findUser(Next))
+      if (!E->Defined)
+        defineUser(*E, Next);
+    drain(/*AtEnd=*/false);
+  }
+  Busy = false;
+}
+
+void Differentiator::drain(bool AtEnd) {
+  // Definitions can request further callees: loop until nothing is left.
+  for (size_t I = 0; I < SplitOrder.size(); ++I) {
+    SplitEntry &E = *SplitOrder[I];
+    if (E.Defined)
+      continue;
+    const FunctionDecl *Def = nullptr;
+    if (E.Callee->hasBody(Def)) {
+      defineSplit(E, const_cast<FunctionDecl *>(Def));
+      continue;
+    }
+    if (AtEnd) {
+      E.Defined = true;
+      Diags.report(E.FirstUse, Diag::NoDerivative)
+          << E.Callee << E.Callee->getName();
+    }
+  }
+}
+
+void Differentiator::finish() {
+  Busy = true;
+  for (auto &E : Users) {
+    if (E->Defined)
+      continue;
+    const FunctionDecl *Def = nullptr;
+    if (E->Annotated->hasBody(Def)) {
+      defineUser(*E, const_cast<FunctionDecl *>(Def));
+      continue;
+    }
+    if (E->VJP->isUsed() || (E->Grad && E->Grad->isUsed()) ||
+        E->VJP->isReferenced() || (E->Grad && E->Grad->isReferenced()))
+      Diags.report(E->Loc, Diag::MissingBody) << E->Annotated;
+    E->Defined = true;
+  }
+  drain(/*AtEnd=*/true);
+  // Templates our code referenced (tape accessors, custom derivatives).
+  S.PerformPendingInstantiations();
+  Busy = false;
+}
+
+} // namespace fluxion

@@ -1,0 +1,534 @@
+//===- Emitter.cpp - Fluxion IR to Clang AST -------------------------------===//
+#include "fluxion/engine/Emitter.h"
+
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/DeclCXX.h"
+#include "clang/AST/Expr.h"
+#include "clang/AST/ExprCXX.h"
+#include "clang/AST/Stmt.h"
+#include "clang/Basic/DiagnosticSema.h"
+#include "clang/Sema/Lookup.h"
+#include "clang/Sema/Sema.h"
+#include "clang/Sema/Template.h"
+#include "clang/Sema/TemplateDeduction.h"
+
+using namespace clang;
+
+namespace fluxion {
+using ir::Block;
+using ir::ExprKind;
+using ir::ExprP;
+using ir::StmtKind;
+using ir::StmtP;
+using ir::Var;
+
+
+Expr *Emitter::bad(StringRef What) {
+  if (!Failed)
+    Diags.report(Loc, Diag::InternalError) << What;
+  Failed = true;
+  return nullptr;
+}
+
+static NestedNameSpecifier *qualifierFor(ASTContext &Ctx, DeclContext *DC) {
+  DC = DC->getRedeclContext();
+  auto *NS = dyn_cast<NamespaceDecl>(DC);
+  if (!NS)
+    return nullptr;
+  NestedNameSpecifier *Prefix = qualifierFor(Ctx, NS->getParent());
+  // Inline (std::__1) and anonymous namespaces are not spelled.
+  if (NS->isInline() || NS->isAnonymousNamespace())
+    return Prefix;
+  return NestedNameSpecifier::Create(Ctx, Prefix, NS);
+}
+
+Expr *Emitter::functionRef(FunctionDecl *FD, SourceLocation L) {
+  ASTContext &Ctx = S.getASTContext();
+  CXXScopeSpec SS;
+  if (NestedNameSpecifier *NNS = qualifierFor(Ctx, FD->getDeclContext()))
+    SS.MakeTrivial(Ctx, NNS, SourceRange(L, L));
+  DeclarationNameInfo Name(FD->getDeclName(), L);
+  return S.BuildDeclRefExpr(FD, FD->getType(), VK_LValue, Name, &SS);
+}
+
+Expr *Emitter::convert(Expr *E, QualType Ty) {
+  if (!E)
+    return nullptr;
+  ASTContext &Ctx = S.getASTContext();
+  if (Ty.isNull() || Ty->isVoidType() ||
+      Ctx.hasSameUnqualifiedType(E->getType(), Ty))
+    return E;
+  if (!Ty->isArithmeticType() || !E->getType()->isArithmeticType())
+    return E;
+  ExprResult R = S.BuildCStyleCastExpr(
+      Loc, Ctx.getTrivialTypeSourceInfo(Ty.getUnqualifiedType(), Loc), Loc, E);
+  return R.isInvalid() ? bad("conversion") : R.get();
+}
+
+Expr *Emitter::varRef(Var *V) {
+  ValueDecl *D = nullptr;
+  if (V->K == Var::Kind::Global) {
+    D = V->Origin;
+  } else {
+    auto It = Decls.find(V);
+    if (It != Decls.end())
+      D = It->second;
+  }
+  if (!D)
+    return bad("reference to an undeclared variable '" + V->Name + "'");
+  QualType T = D->getType().getNonReferenceType();
+  return S.BuildDeclRefExpr(D, T, VK_LValue, Loc);
+}
+
+Expr *Emitter::constant(const ir::Expr &E) {
+  ASTContext &Ctx = S.getASTContext();
+  QualType Ty = E.Ty.getUnqualifiedType();
+  if (Ty->isRealFloatingType()) {
+    llvm::APFloat V = E.FVal;
+    bool LosesInfo;
+    V.convert(Ctx.getFloatTypeSemantics(Ty), llvm::APFloat::rmNearestTiesToEven,
+              &LosesInfo);
+    bool Negative = V.isNegative();
+    if (Negative)
+      V.changeSign();
+    Expr *Lit = FloatingLiteral::Create(Ctx, V, /*isexact=*/true, Ty, Loc);
+    if (!Negative)
+      return Lit;
+    return S.BuildUnaryOp(nullptr, Loc, UO_Minus, Lit).get();
+  }
+  if (Ty->isPointerType())
+    return S.ActOnCXXNullPtrLiteral(Loc).get();
+  if (Ty->isBooleanType())
+    return new (Ctx) CXXBoolLiteralExpr(E.IVal != 0, Ctx.BoolTy, Loc);
+  QualType IntTy = Ty;
+  if (const auto *ET = Ty->getAs<EnumType>())
+    IntTy = ET->getDecl()->getIntegerType();
+  if (!IntTy->isIntegerType())
+    return bad("constant of type " + Ty.getAsString());
+  // Literals are spelled as int / long when they fit, then converted.
+  llvm::APSInt V = E.IVal;
+  QualType LitTy = Ctx.IntTy;
+  if (IntTy->isUnsignedIntegerType() && Ctx.getTypeSize(IntTy) > 32)
+    LitTy = Ctx.UnsignedLongTy;
+  else if (!V.isSignedIntN(32) || Ctx.getTypeSize(IntTy) > 32)
+    LitTy = V.isSignedIntN(32) ? Ctx.IntTy : Ctx.LongTy;
+  bool Neg = V.isSigned() && V.isNegative();
+  llvm::APInt Mag = Neg ? -V : V;
+  Expr *Lit = IntegerLiteral::Create(
+      Ctx, Mag.zextOrTrunc(Ctx.getTypeSize(LitTy)), LitTy, Loc);
+  if (Neg)
+    Lit = S.BuildUnaryOp(nullptr, Loc, UO_Minus, Lit).get();
+  return convert(Lit, Ty);
+}
+
+Expr *Emitter::tapeCall(Var *Tape, StringRef Method, ArrayRef<Expr *> Args) {
+  Expr *Base = varRef(Tape);
+  if (!Base)
+    return nullptr;
+  ASTContext &Ctx = S.getASTContext();
+  CXXScopeSpec SS;
+  DeclarationNameInfo Name(&Ctx.Idents.get(Method), Loc);
+  ExprResult M = S.BuildMemberReferenceExpr(Base, Base->getType(), Loc,
+                                            /*IsArrow=*/false, SS,
+                                            SourceLocation(), nullptr, Name,
+                                            nullptr, nullptr);
+  if (M.isInvalid())
+    return bad("tape member " + Method.str());
+  ExprResult C = S.BuildCallExpr(nullptr, M.get(), Loc,
+                                 MultiExprArg(const_cast<Expr **>(Args.data()),
+                                              Args.size()),
+                                 Loc);
+  return C.isInvalid() ? bad("tape call") : C.get();
+}
+
+Expr *Emitter::callOf(const ir::Expr &E) {
+  llvm::SmallVector<Expr *, 8> Args;
+  for (const ExprP &A : E.Ops) {
+    Expr *AE = expr(*A);
+    if (!AE)
+      return nullptr;
+    Args.push_back(AE);
+  }
+  Expr *Fn = functionRef(E.Callee, Loc);
+  ExprResult C = S.BuildCallExpr(nullptr, Fn, Loc, Args, Loc);
+  if (C.isInvalid())
+    return bad("call to '" + E.Callee->getNameAsString() + "'");
+  return C.get();
+}
+
+Expr *Emitter::exprAs(const ir::Expr &E, QualType Ty) {
+  return convert(expr(E), Ty);
+}
+
+Expr *Emitter::expr(const ir::Expr &E) {
+  if (Failed)
+    return nullptr;
+  ASTContext &Ctx = S.getASTContext();
+  switch (E.K) {
+  case ExprKind::Const:
+    return constant(E);
+  case ExprKind::VarRef:
+    return varRef(E.V);
+  case ExprKind::Index: {
+    if (E.Ops[1]->isZero() && E.Ops[0]->Ty->isPointerType()) {
+      // p[0] reads better as *p.
+      Expr *Ptr = expr(*E.Ops[0]);
+      if (!Ptr)
+        return nullptr;
+      ExprResult R = S.BuildUnaryOp(nullptr, Loc, UO_Deref, Ptr);
+      return R.isInvalid() ? bad("dereference") : R.get();
+    }
+    Expr *Base = expr(*E.Ops[0]);
+    Expr *Idx = expr(*E.Ops[1]);
+    if (!Base || !Idx)
+      return nullptr;
+    ExprResult R = S.CreateBuiltinArraySubscriptExpr(Base, Loc, Idx, Loc);
+    return R.isInvalid() ? bad("subscript") : R.get();
+  }
+  case ExprKind::AddrOf: {
+    Expr *Sub = expr(*E.Ops[0]);
+    if (!Sub)
+      return nullptr;
+    ExprResult R = S.BuildUnaryOp(nullptr, Loc, UO_AddrOf, Sub);
+    return R.isInvalid() ? bad("address-of") : R.get();
+  }
+  case ExprKind::Unary: {
+    Expr *Sub = expr(*E.Ops[0]);
+    if (!Sub)
+      return nullptr;
+    if (isa<BinaryOperator, ConditionalOperator>(Sub->IgnoreImpCasts()))
+      Sub = new (Ctx) ParenExpr(Loc, Loc, Sub);
+    ExprResult R = S.BuildUnaryOp(nullptr, Loc, E.UOp, Sub);
+    return R.isInvalid() ? bad("unary operator") : convert(R.get(), E.Ty);
+  }
+  case ExprKind::Binary: {
+    Expr *L = expr(*E.Ops[0]);
+    Expr *R = expr(*E.Ops[1]);
+    if (!L || !R)
+      return nullptr;
+    // Keep parentheses where the printed form needs them.
+    auto Paren = [&](Expr *X) -> Expr * {
+      if (isa<BinaryOperator, ConditionalOperator>(X->IgnoreImpCasts()))
+        return new (Ctx) ParenExpr(Loc, Loc, X);
+      return X;
+    };
+    ExprResult Res = S.BuildBinOp(nullptr, Loc, E.BOp, Paren(L), Paren(R));
+    if (Res.isInvalid())
+      return bad("binary operator");
+    return E.Ty->isPointerType() ? Res.get() : convert(Res.get(), E.Ty);
+  }
+  case ExprKind::Cond: {
+    Expr *C = expr(*E.Ops[0]);
+    Expr *A = exprAs(*E.Ops[1], E.Ty);
+    Expr *B = exprAs(*E.Ops[2], E.Ty);
+    if (!C || !A || !B)
+      return nullptr;
+    ExprResult R = S.ActOnConditionalOp(Loc, Loc, C, A, B);
+    return R.isInvalid() ? bad("conditional") : new (Ctx)
+                                                    ParenExpr(Loc, Loc, R.get());
+  }
+  case ExprKind::Cast: {
+    Expr *Sub = expr(*E.Ops[0]);
+    if (!Sub)
+      return nullptr;
+    if (isa<BinaryOperator, ConditionalOperator>(Sub->IgnoreImpCasts()))
+      Sub = new (Ctx) ParenExpr(Loc, Loc, Sub);
+    ExprResult R = S.BuildCStyleCastExpr(
+        Loc, Ctx.getTrivialTypeSourceInfo(E.Ty.getUnqualifiedType(), Loc), Loc,
+        Sub);
+    return R.isInvalid() ? bad("cast") : R.get();
+  }
+  case ExprKind::Call:
+    return callOf(E);
+  case ExprKind::StopGrad:
+    return expr(*E.Ops[0]);
+  case ExprKind::Pop:
+    return tapeCall(E.V, "pop", {});
+  }
+  return bad("expression");
+}
+
+/// Pointer to the first scalar of an array lvalue (&a[0][0]).
+static Expr *firstElement(Sema &S, Expr *A, SourceLocation Loc,
+                          uint64_t &Count) {
+  ASTContext &Ctx = S.getASTContext();
+  Count = 1;
+  while (const auto *AT = Ctx.getAsConstantArrayType(A->getType())) {
+    Count *= AT->getSize().getZExtValue();
+    Expr *Zero = IntegerLiteral::Create(Ctx, llvm::APInt(32, 0), Ctx.IntTy, Loc);
+    A = S.CreateBuiltinArraySubscriptExpr(A, Loc, Zero, Loc).get();
+    if (!A)
+      return nullptr;
+  }
+  return S.BuildUnaryOp(nullptr, Loc, UO_AddrOf, A).get();
+}
+
+Stmt *Emitter::arrayTransfer(Var *Tape, const ir::Expr &Array,
+                             StringRef Method) {
+  ASTContext &Ctx = S.getASTContext();
+  Expr *A = expr(Array);
+  if (!A)
+    return nullptr;
+  uint64_t Count;
+  Expr *First = firstElement(S, A, Loc, Count);
+  if (!First)
+    return bad("array element");
+  Expr *N = IntegerLiteral::Create(Ctx, llvm::APInt(64, Count),
+                                   Ctx.UnsignedLongTy, Loc);
+  return tapeCall(Tape, Method, {First, N});
+}
+
+Stmt *Emitter::compound(const Block &B) {
+  llvm::SmallVector<Stmt *, 16> Stmts;
+  for (const StmtP &St : B) {
+    Stmt *X = stmt(*St);
+    if (!X)
+      return nullptr;
+    Stmts.push_back(X);
+  }
+  return CompoundStmt::Create(S.getASTContext(), Stmts, FPOptionsOverride(),
+                              Loc, Loc);
+}
+
+Stmt *Emitter::stmt(const ir::Stmt &St) {
+  if (Failed)
+    return nullptr;
+  ASTContext &Ctx = S.getASTContext();
+  switch (St.K) {
+  case StmtKind::Assign: {
+    if (St.RHS->K == ExprKind::Pop && St.LHS->Ty->isArrayType())
+      return arrayTransfer(St.RHS->V, *St.LHS, "pop_array");
+    Expr *L = expr(*St.LHS);
+    Expr *R = expr(*St.RHS);
+    if (!L || !R)
+      return nullptr;
+    ExprResult Res = S.BuildBinOp(nullptr, Loc, St.Op, L, R);
+    return Res.isInvalid() ? bad("assignment") : Res.get();
+  }
+  case StmtKind::Eval:
+    return expr(*St.RHS);
+  case StmtKind::Push: {
+    if (St.RHS->Ty->isArrayType())
+      return arrayTransfer(St.V, *St.RHS, "push_array");
+    Expr *V = expr(*St.RHS);
+    return V ? tapeCall(St.V, "push", {V}) : nullptr;
+  }
+  case StmtKind::Decl: {
+    VarDecl *VD = declare(St.V);
+    if (St.RHS) {
+      Expr *Init = exprAs(*St.RHS, St.V->Type);
+      if (!Init)
+        return nullptr;
+      S.AddInitializerToDecl(VD, Init, /*DirectInit=*/false);
+    } else if (!initialize(VD, St.V)) {
+      return nullptr;
+    }
+    return new (Ctx) DeclStmt(DeclGroupRef(VD), Loc, Loc);
+  }
+  case StmtKind::Block:
+    return compound(St.Then);
+  case StmtKind::If: {
+    Expr *C = expr(*St.Cond);
+    if (!C)
+      return nullptr;
+    ExprResult B = S.PerformContextuallyConvertToBool(C);
+    Stmt *Then = compound(St.Then);
+    Stmt *Else = St.Else.empty() ? nullptr : compound(St.Else);
+    if (B.isInvalid() || !Then || (!St.Else.empty() && !Else))
+      return bad("if");
+    return IfStmt::Create(Ctx, Loc, IfStatementKind::Ordinary, nullptr,
+                          nullptr, B.get(), Loc, Loc, Then, Loc, Else);
+  }
+  case StmtKind::Loop: {
+    Expr *C = expr(*St.Cond);
+    if (!C)
+      return nullptr;
+    ExprResult B = S.PerformContextuallyConvertToBool(C);
+    Stmt *Body = compound(St.body());
+    if (B.isInvalid() || !Body)
+      return bad("loop");
+    if (St.TestFirst)
+      return WhileStmt::Create(Ctx, nullptr, B.get(), Body, Loc, Loc, Loc);
+    return new (Ctx) DoStmt(Body, B.get(), Loc, Loc, Loc);
+  }
+  case StmtKind::Repeat: {
+    // for (n = count; n; --n) body
+    Expr *Count = expr(*St.Cond);
+    Expr *Init = Count ? S.BuildBinOp(nullptr, Loc, BO_Assign, varRef(St.V),
+                                      Count)
+                             .get()
+                       : nullptr;
+    Expr *Cond = S.PerformContextuallyConvertToBool(varRef(St.V)).get();
+    Expr *Dec = S.BuildUnaryOp(nullptr, Loc, UO_PreDec, varRef(St.V)).get();
+    Stmt *Body = compound(St.body());
+    if (!Init || !Cond || !Dec || !Body)
+      return bad("reverse loop");
+    return new (Ctx)
+        ForStmt(Ctx, Init, Cond, nullptr, Dec, Body, Loc, Loc, Loc);
+  }
+  case StmtKind::Return: {
+    Expr *V = St.RHS ? exprAs(*St.RHS, Target->getReturnType()) : nullptr;
+    if (St.RHS && !V)
+      return nullptr;
+    StmtResult R = S.BuildReturnStmt(Loc, V);
+    return R.isInvalid() ? bad("return") : R.get();
+  }
+  default:
+    return bad("statement kind");
+  }
+}
+
+VarDecl *Emitter::declare(Var *V) {
+  ASTContext &Ctx = S.getASTContext();
+  QualType T = V->Type;
+  if (V->K == Var::Kind::Tape) {
+    // fluxion::Tape<T> &_tape_T = fluxion::tape<T>();
+    T = Ctx.VoidTy; // replaced in initialize() once the accessor is found
+  }
+  VarDecl *VD = VarDecl::Create(Ctx, Target, Loc, Loc, &Ctx.Idents.get(V->Name),
+                                T, Ctx.getTrivialTypeSourceInfo(T, Loc),
+                                SC_None);
+  VD->setImplicit(false);
+  VD->setReferenced();
+  VD->markUsed(Ctx);
+  Decls[V] = VD;
+  return VD;
+}
+
+/// The runtime's fluxion::tape<T>() for element type T.
+static FunctionDecl *tapeAccessor(Sema &S, QualType Elem, SourceLocation Loc) {
+  ASTContext &Ctx = S.getASTContext();
+  LookupResult NS(S, &Ctx.Idents.get("fluxion"), Loc,
+                  Sema::LookupNamespaceName);
+  S.LookupQualifiedName(NS, Ctx.getTranslationUnitDecl());
+  auto *Fluxion = NS.getAsSingle<NamespaceDecl>();
+  if (!Fluxion)
+    return nullptr;
+  LookupResult R(S, &Ctx.Idents.get("tape"), Loc, Sema::LookupOrdinaryName);
+  S.LookupQualifiedName(R, Fluxion);
+  FunctionTemplateDecl *FTD = nullptr;
+  for (NamedDecl *D : R)
+    if (auto *T = dyn_cast<FunctionTemplateDecl>(D->getUnderlyingDecl()))
+      FTD = T;
+  if (!FTD)
+    return nullptr;
+  TemplateArgumentListInfo Args(Loc, Loc);
+  Args.addArgument(TemplateArgumentLoc(TemplateArgument(Elem),
+                                       Ctx.getTrivialTypeSourceInfo(Elem, Loc)));
+  FunctionDecl *Spec = nullptr;
+  sema::TemplateDeductionInfo Info(Loc);
+  if (S.DeduceTemplateArguments(FTD, &Args, Spec, Info) !=
+      TemplateDeductionResult::Success)
+    return nullptr;
+  return Spec;
+}
+
+bool Emitter::initialize(VarDecl *VD, Var *V) {
+  ASTContext &Ctx = S.getASTContext();
+  if (V->K == Var::Kind::Tape) {
+    FunctionDecl *Acc = tapeAccessor(S, V->TapeElement, Loc);
+    if (!Acc) {
+      bad("fluxion::tape<T>() not found; include <fluxion/fluxion.hpp>");
+      return false;
+    }
+    QualType RefTy = Acc->getReturnType();
+    // Instantiate fluxion::Tape<T> so that its members can be named.
+    if (S.RequireCompleteType(Loc, RefTy.getNonReferenceType(),
+                              diag::err_incomplete_type)) {
+      bad("fluxion::Tape<T> is incomplete");
+      return false;
+    }
+    // auto &_tape_T = fluxion::tape<T>();
+    QualType AutoRef = Ctx.getLValueReferenceType(Ctx.getAutoDeductType());
+    VD->setType(AutoRef);
+    VD->setTypeSourceInfo(Ctx.getTrivialTypeSourceInfo(AutoRef, Loc));
+    CXXScopeSpec SS;
+    SS.MakeTrivial(Ctx, qualifierFor(Ctx, Acc->getDeclContext()),
+                   SourceRange(Loc, Loc));
+    TemplateArgumentListInfo TArgs(Loc, Loc);
+    TArgs.addArgument(TemplateArgumentLoc(
+        TemplateArgument(V->TapeElement),
+        Ctx.getTrivialTypeSourceInfo(V->TapeElement, Loc)));
+    Expr *Fn = S.BuildDeclRefExpr(
+        Acc, Acc->getType(), VK_LValue,
+        DeclarationNameInfo(Acc->getDeclName(), Loc),
+        SS.getWithLocInContext(Ctx), nullptr, SourceLocation(), &TArgs);
+    ExprResult Call = S.BuildCallExpr(nullptr, Fn, Loc, {}, Loc);
+    if (Call.isInvalid()) {
+      bad("tape accessor call");
+      return false;
+    }
+    S.AddInitializerToDecl(VD, Call.get(), false);
+    return !VD->isInvalidDecl();
+  }
+  Expr *Init;
+  if (V->isArray()) {
+    Init = S.ActOnInitList(Loc, {}, Loc).get(); // = {}
+  } else if (V->Type->isRealFloatingType() || V->Type->isIntegerType() ||
+             V->Type->isEnumeralType()) {
+    ir::Expr Zero;
+    Zero.K = ExprKind::Const;
+    Zero.Ty = V->Type;
+    Zero.FVal = llvm::APFloat(0.0);
+    Zero.IVal = llvm::APSInt(llvm::APInt(64, 0), false);
+    Init = constant(Zero);
+  } else if (V->Type->isPointerType()) {
+    Init = S.ActOnCXXNullPtrLiteral(Loc).get();
+  } else {
+    return true;
+  }
+  if (!Init) {
+    bad("initializer");
+    return false;
+  }
+  S.AddInitializerToDecl(VD, Init, false);
+  return !VD->isInvalidDecl();
+}
+
+bool Emitter::emit(EmitRequest &R) {
+  Target = R.Target;
+  Loc = Target->getLocation();
+  Failed = false;
+  Decls.clear();
+  Sema::SynthesizedFunctionScope Scope(S, Target);
+  if (R.Params.size() != Target->getNumParams())
+    return bad("parameter count"), false;
+  for (unsigned I = 0; I < R.Params.size(); ++I) {
+    ParmVarDecl *P = Target->getParamDecl(I);
+    // The body refers to parameters by their IR names.
+    if (P->getName() != R.Params[I]->Name)
+      P->setDeclName(&S.getASTContext().Idents.get(R.Params[I]->Name));
+    Decls[R.Params[I]] = P;
+  }
+
+  // Declare only the locals the body uses.
+  llvm::DenseSet<const Var *> Used;
+  forEachExpr(R.Body, [&](const ir::Expr &E) {
+    if (E.V)
+      Used.insert(E.V);
+  });
+  forEachStmt(R.Body, [&](const ir::Stmt &St) {
+    if (St.V)
+      Used.insert(St.V);
+  });
+  llvm::SmallVector<Stmt *, 32> Stmts;
+  for (Var *V : R.Locals) {
+    if (!Used.count(V) || Decls.count(V))
+      continue;
+    VarDecl *VD = declare(V);
+    if (!initialize(VD, V))
+      return false;
+    Stmts.push_back(new (S.getASTContext()) DeclStmt(DeclGroupRef(VD), Loc, Loc));
+  }
+  for (const StmtP &St : R.Body) {
+    Stmt *X = stmt(*St);
+    if (!X)
+      return false;
+    Stmts.push_back(X);
+  }
+  Target->setBody(CompoundStmt::Create(S.getASTContext(), Stmts,
+                                       FPOptionsOverride(), Loc, Loc));
+  return !Failed;
+}
+
+} // namespace fluxion

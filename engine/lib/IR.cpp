@@ -1,0 +1,509 @@
+//===- IR.cpp - Builders and printing for Fluxion's IR ---------------------===//
+#include "fluxion/engine/IR.h"
+
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/Expr.h"
+#include "llvm/ADT/StringExtras.h"
+
+using namespace clang;
+
+namespace fluxion::ir {
+
+bool Expr::isZero() const {
+  if (K != ExprKind::Const)
+    return false;
+  return Ty->isRealFloatingType() ? FVal.isZero() : IVal == 0;
+}
+
+bool Expr::isOne() const {
+  if (K != ExprKind::Const)
+    return false;
+  if (Ty->isRealFloatingType()) {
+    llvm::APFloat One(FVal.getSemantics(), 1);
+    return FVal.compare(One) == llvm::APFloat::cmpEqual;
+  }
+  return IVal == 1;
+}
+
+Var *Expr::rootVar() const {
+  if (K == ExprKind::VarRef)
+    return V;
+  if (K == ExprKind::Index || K == ExprKind::AddrOf || K == ExprKind::Cast)
+    return Ops[0]->rootVar();
+  if (K == ExprKind::Binary && Ty->isPointerType()) // p + i
+    return Ops[0]->Ty->isPointerType() || Ops[0]->Ty->isArrayType()
+               ? Ops[0]->rootVar()
+               : Ops[1]->rootVar();
+  return nullptr;
+}
+
+bool Function::nameTaken(llvm::StringRef N) const {
+  for (const auto &V : Storage)
+    if (V->Name == N)
+      return true;
+  return false;
+}
+
+Var *Function::makeVar(Var::Kind K, llvm::StringRef Base, QualType Ty,
+                       VarDecl *Origin) {
+  std::string Name = Base.str();
+  for (unsigned I = 1; nameTaken(Name); ++I)
+    Name = (Base + "_" + llvm::Twine(I)).str();
+  auto V = std::make_unique<Var>();
+  V->K = K;
+  V->Name = Name;
+  V->Type = Ty;
+  V->Origin = Origin;
+  V->Id = Storage.size();
+  Storage.push_back(std::move(V));
+  return Storage.back().get();
+}
+
+static std::shared_ptr<Expr> make(ExprKind K, QualType Ty) {
+  auto E = std::make_shared<Expr>();
+  E->K = K;
+  E->Ty = Ty;
+  return E;
+}
+
+ExprP ref(Var *V, SourceLocation Loc) {
+  auto E = make(ExprKind::VarRef, V->Type);
+  E->V = V;
+  E->Loc = Loc;
+  return E;
+}
+
+ExprP floatConst(QualType Ty, double Value) {
+  auto E = make(ExprKind::Const, Ty);
+  E->FVal = llvm::APFloat(Value);
+  return E;
+}
+
+ExprP intConst(QualType Ty, int64_t Value) {
+  auto E = make(ExprKind::Const, Ty);
+  E->IVal = llvm::APSInt(llvm::APInt(64, Value, /*isSigned=*/true), false);
+  return E;
+}
+
+ExprP boolConst(ASTContext &Ctx, bool Value) {
+  return intConst(Ctx.BoolTy, Value ? 1 : 0);
+}
+
+ExprP binary(BinaryOperatorKind Op, ExprP L, ExprP R, QualType Ty,
+             SourceLocation Loc) {
+  auto E = make(ExprKind::Binary, Ty);
+  E->BOp = Op;
+  E->Ops = {std::move(L), std::move(R)};
+  E->Loc = Loc;
+  return E;
+}
+
+ExprP unary(UnaryOperatorKind Op, ExprP Sub, QualType Ty) {
+  auto E = make(ExprKind::Unary, Ty);
+  E->UOp = Op;
+  E->Ops = {std::move(Sub)};
+  return E;
+}
+
+ExprP index(ExprP Base, ExprP Idx, QualType ElemTy) {
+  auto E = make(ExprKind::Index, ElemTy);
+  E->Ops = {std::move(Base), std::move(Idx)};
+  return E;
+}
+
+ExprP cast(QualType Ty, ExprP Sub) {
+  // Integer constants used as floating values become floating literals.
+  if (Sub->K == ExprKind::Const && Ty->isRealFloatingType() &&
+      Sub->Ty->isIntegerType() && !Sub->Ty->isBooleanType()) {
+    auto E = make(ExprKind::Const, Ty);
+    E->FVal = llvm::APFloat(static_cast<double>(Sub->IVal.getExtValue()));
+    return E;
+  }
+  if (Sub->Ty.getCanonicalType().getUnqualifiedType() ==
+      Ty.getCanonicalType().getUnqualifiedType())
+    return Sub;
+  auto E = make(ExprKind::Cast, Ty);
+  E->Ops = {std::move(Sub)};
+  return E;
+}
+
+ExprP cond(ExprP C, ExprP A, ExprP B, QualType Ty) {
+  auto E = make(ExprKind::Cond, Ty);
+  E->Ops = {std::move(C), std::move(A), std::move(B)};
+  return E;
+}
+
+ExprP call(FunctionDecl *Callee, llvm::ArrayRef<ExprP> Args, QualType Ty,
+           SourceLocation Loc) {
+  auto E = make(ExprKind::Call, Ty);
+  E->Callee = Callee;
+  E->Ops.assign(Args.begin(), Args.end());
+  E->Loc = Loc;
+  return E;
+}
+
+ExprP pop(Var *Tape) {
+  auto E = make(ExprKind::Pop, Tape->TapeElement);
+  E->V = Tape;
+  return E;
+}
+
+ExprP addrOf(ExprP LValue, QualType PtrTy) {
+  auto E = make(ExprKind::AddrOf, PtrTy);
+  E->Ops = {std::move(LValue)};
+  return E;
+}
+
+ExprP add(ExprP L, ExprP R, QualType Ty) {
+  if (L->isZero())
+    return cast(Ty, R);
+  if (R->isZero())
+    return cast(Ty, L);
+  if (R->K == ExprKind::Unary && R->UOp == UO_Minus)
+    return binary(BO_Sub, L, R->Ops[0], Ty);
+  return binary(BO_Add, L, R, Ty);
+}
+
+ExprP sub(ExprP L, ExprP R, QualType Ty) {
+  if (R->isZero())
+    return cast(Ty, L);
+  if (L->isZero())
+    return neg(R, Ty);
+  return binary(BO_Sub, L, R, Ty);
+}
+
+ExprP mul(ExprP L, ExprP R, QualType Ty) {
+  if (L->isOne())
+    return cast(Ty, R);
+  if (R->isOne())
+    return cast(Ty, L);
+  if (L->K == ExprKind::Unary && L->UOp == UO_Minus)
+    return neg(mul(L->Ops[0], R, Ty), Ty);
+  if (R->K == ExprKind::Unary && R->UOp == UO_Minus)
+    return neg(mul(L, R->Ops[0], Ty), Ty);
+  return binary(BO_Mul, L, R, Ty);
+}
+
+ExprP div(ExprP L, ExprP R, QualType Ty) {
+  if (R->isOne())
+    return cast(Ty, L);
+  if (L->K == ExprKind::Unary && L->UOp == UO_Minus)
+    return neg(div(L->Ops[0], R, Ty), Ty);
+  return binary(BO_Div, L, R, Ty);
+}
+
+ExprP neg(ExprP E, QualType Ty) {
+  if (E->K == ExprKind::Unary && E->UOp == UO_Minus)
+    return E->Ops[0];
+  return unary(UO_Minus, E, Ty);
+}
+
+bool sameExpr(const Expr &A, const Expr &B) {
+  if (A.K != B.K || A.Ops.size() != B.Ops.size())
+    return false;
+  if (A.Ty.getCanonicalType() != B.Ty.getCanonicalType())
+    return false;
+  switch (A.K) {
+  case ExprKind::Const:
+    return A.Ty->isRealFloatingType()
+               ? A.FVal.bitwiseIsEqual(B.FVal)
+               : llvm::APSInt::isSameValue(A.IVal, B.IVal);
+  case ExprKind::VarRef:
+  case ExprKind::Pop:
+    if (A.V != B.V || A.K == ExprKind::Pop)
+      return false;
+    break;
+  case ExprKind::Binary:
+    if (A.BOp != B.BOp)
+      return false;
+    break;
+  case ExprKind::Unary:
+    if (A.UOp != B.UOp)
+      return false;
+    break;
+  case ExprKind::Call:
+    return false; // calls may have effects: never merged
+  default:
+    break;
+  }
+  for (size_t I = 0; I < A.Ops.size(); ++I)
+    if (!sameExpr(*A.Ops[I], *B.Ops[I]))
+      return false;
+  return true;
+}
+
+bool isTrivial(const Expr &E) {
+  switch (E.K) {
+  case ExprKind::Const:
+  case ExprKind::VarRef:
+    return true;
+  case ExprKind::Index:
+    return isTrivial(*E.Ops[0]) && isTrivial(*E.Ops[1]);
+  case ExprKind::Cast:
+  case ExprKind::Unary:
+    return isTrivial(*E.Ops[0]);
+  default:
+    return false;
+  }
+}
+
+StmtP assign(ExprP LHS, ExprP RHS, BinaryOperatorKind Op, SourceLocation Loc) {
+  auto S = std::make_unique<Stmt>(StmtKind::Assign, Loc);
+  S->LHS = std::move(LHS);
+  S->RHS = std::move(RHS);
+  S->Op = Op;
+  return S;
+}
+
+StmtP eval(ExprP E, SourceLocation Loc) {
+  auto S = std::make_unique<Stmt>(StmtKind::Eval, Loc);
+  S->RHS = std::move(E);
+  return S;
+}
+
+StmtP decl(Var *V, ExprP Init) {
+  auto S = std::make_unique<Stmt>(StmtKind::Decl);
+  S->V = V;
+  S->RHS = std::move(Init);
+  return S;
+}
+
+StmtP ifStmt(ExprP C, Block Then, Block Else, SourceLocation Loc) {
+  auto S = std::make_unique<Stmt>(StmtKind::If, Loc);
+  S->Cond = std::move(C);
+  S->Then = std::move(Then);
+  S->Else = std::move(Else);
+  return S;
+}
+
+StmtP push(Var *Tape, ExprP Value) {
+  auto S = std::make_unique<Stmt>(StmtKind::Push);
+  S->V = Tape;
+  S->RHS = std::move(Value);
+  return S;
+}
+
+StmtP block(Block Body) {
+  auto S = std::make_unique<Stmt>(StmtKind::Block);
+  S->Then = std::move(Body);
+  return S;
+}
+
+void forEachExpr(const Expr &E, llvm::function_ref<void(const Expr &)> F) {
+  F(E);
+  for (const ExprP &Op : E.Ops)
+    forEachExpr(*Op, F);
+}
+
+void forEachStmt(const Block &B, llvm::function_ref<void(const Stmt &)> F) {
+  for (const StmtP &S : B) {
+    F(*S);
+    forEachStmt(S->Then, F);
+    forEachStmt(S->Else, F);
+    for (const SwitchSection &Sec : S->Sections)
+      forEachStmt(Sec.Body, F);
+  }
+}
+
+void forEachExpr(const Block &B, llvm::function_ref<void(const Expr &)> F) {
+  forEachStmt(B, [&](const Stmt &S) {
+    for (const ExprP *E : {&S.LHS, &S.RHS, &S.Cond})
+      if (*E)
+        forEachExpr(**E, F);
+    for (const SwitchSection &Sec : S.Sections)
+      for (const ExprP &V : Sec.Values)
+        forEachExpr(*V, F);
+  });
+}
+
+//===----------------------------------------------------------------------===//
+// Printing (debugging aid; the emitted Clang AST is what users read).
+//===----------------------------------------------------------------------===//
+
+void print(const Expr &E, llvm::raw_ostream &OS) {
+  switch (E.K) {
+  case ExprKind::Const:
+    if (E.Ty->isRealFloatingType()) {
+      llvm::SmallString<16> S;
+      E.FVal.toString(S);
+      OS << S;
+    } else {
+      OS << E.IVal;
+    }
+    return;
+  case ExprKind::VarRef:
+    OS << E.V->Name;
+    return;
+  case ExprKind::Index:
+    print(*E.Ops[0], OS);
+    OS << "[";
+    print(*E.Ops[1], OS);
+    OS << "]";
+    return;
+  case ExprKind::AddrOf:
+    OS << "&";
+    print(*E.Ops[0], OS);
+    return;
+  case ExprKind::Unary:
+    OS << UnaryOperator::getOpcodeStr(E.UOp) << "(";
+    print(*E.Ops[0], OS);
+    OS << ")";
+    return;
+  case ExprKind::Binary:
+    OS << "(";
+    print(*E.Ops[0], OS);
+    OS << " " << BinaryOperator::getOpcodeStr(E.BOp) << " ";
+    print(*E.Ops[1], OS);
+    OS << ")";
+    return;
+  case ExprKind::Cond:
+    OS << "(";
+    print(*E.Ops[0], OS);
+    OS << " ? ";
+    print(*E.Ops[1], OS);
+    OS << " : ";
+    print(*E.Ops[2], OS);
+    OS << ")";
+    return;
+  case ExprKind::Cast:
+    OS << "(" << E.Ty.getAsString() << ")";
+    print(*E.Ops[0], OS);
+    return;
+  case ExprKind::Call:
+  case ExprKind::StopGrad: {
+    OS << (E.K == ExprKind::Call ? E.Callee->getNameAsString()
+                                 : std::string("stop_gradient"))
+       << "(";
+    llvm::ListSeparator Sep;
+    for (const ExprP &A : E.Ops) {
+      OS << Sep;
+      print(*A, OS);
+    }
+    OS << ")";
+    return;
+  }
+  case ExprKind::Pop:
+    OS << E.V->Name << ".pop()";
+    return;
+  }
+}
+
+void print(const Block &B, llvm::raw_ostream &OS, unsigned Indent) {
+  auto Pad = [&](unsigned N) { OS.indent(N * 2); };
+  for (const StmtP &SP : B) {
+    const Stmt &S = *SP;
+    Pad(Indent);
+    switch (S.K) {
+    case StmtKind::Assign:
+      print(*S.LHS, OS);
+      OS << " " << BinaryOperator::getOpcodeStr(S.Op) << " ";
+      print(*S.RHS, OS);
+      OS << ";\n";
+      break;
+    case StmtKind::Eval:
+      print(*S.RHS, OS);
+      OS << ";\n";
+      break;
+    case StmtKind::Decl:
+      OS << S.V->Type.getAsString() << " " << S.V->Name;
+      if (S.RHS) {
+        OS << " = ";
+        print(*S.RHS, OS);
+      }
+      OS << ";\n";
+      break;
+    case StmtKind::Push:
+      OS << S.V->Name << ".push(";
+      print(*S.RHS, OS);
+      OS << ");\n";
+      break;
+    case StmtKind::Return:
+      OS << "return";
+      if (S.RHS) {
+        OS << " ";
+        print(*S.RHS, OS);
+      }
+      OS << ";\n";
+      break;
+    case StmtKind::Break:
+      OS << "break;\n";
+      break;
+    case StmtKind::Continue:
+      OS << "continue;\n";
+      break;
+    case StmtKind::Block:
+      OS << "{\n";
+      print(S.Then, OS, Indent + 1);
+      Pad(Indent);
+      OS << "}\n";
+      break;
+    case StmtKind::If:
+      OS << "if (";
+      print(*S.Cond, OS);
+      OS << ") {\n";
+      print(S.Then, OS, Indent + 1);
+      if (!S.Else.empty()) {
+        Pad(Indent);
+        OS << "} else {\n";
+        print(S.Else, OS, Indent + 1);
+      }
+      Pad(Indent);
+      OS << "}\n";
+      break;
+    case StmtKind::Loop:
+      OS << (S.TestFirst ? "while (" : "do-while (");
+      print(*S.Cond, OS);
+      OS << ") {\n";
+      print(S.body(), OS, Indent + 1);
+      if (!S.inc().empty()) {
+        Pad(Indent + 1);
+        OS << "// increment\n";
+        print(S.inc(), OS, Indent + 1);
+      }
+      Pad(Indent);
+      OS << "}\n";
+      break;
+    case StmtKind::Repeat:
+      OS << "for (" << S.V->Name << " = ";
+      print(*S.Cond, OS);
+      OS << "; " << S.V->Name << "; --" << S.V->Name << ") {\n";
+      print(S.body(), OS, Indent + 1);
+      Pad(Indent);
+      OS << "}\n";
+      break;
+    case StmtKind::Switch:
+      OS << "switch (";
+      print(*S.Cond, OS);
+      OS << ") {\n";
+      for (const SwitchSection &Sec : S.Sections) {
+        Pad(Indent);
+        if (Sec.IsDefault)
+          OS << "default:";
+        for (const ExprP &V : Sec.Values) {
+          OS << "case ";
+          print(*V, OS);
+          OS << ":";
+        }
+        OS << "\n";
+        print(Sec.Body, OS, Indent + 1);
+      }
+      Pad(Indent);
+      OS << "}\n";
+      break;
+    }
+  }
+}
+
+void print(const Function &F, llvm::raw_ostream &OS) {
+  OS << F.ReturnType.getAsString() << " " << F.Name << "(";
+  llvm::ListSeparator Sep;
+  for (Var *P : F.Params)
+    OS << Sep << P->Type.getAsString() << " " << P->Name;
+  OS << ") {\n";
+  for (Var *L : F.Locals)
+    OS << "  " << L->Type.getAsString() << " " << L->Name << ";\n";
+  print(F.Body, OS, 1);
+  OS << "}\n";
+}
+
+} // namespace fluxion::ir

@@ -1,0 +1,366 @@
+//===- LowerExpr.cpp - Lowering of expressions to Fluxion IR ---------------===//
+#include "fluxion/engine/Lowering.h"
+
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/DeclCXX.h"
+
+using namespace clang;
+
+namespace fluxion {
+using ir::Block;
+using ir::ExprKind;
+using ir::ExprP;
+using ir::StmtKind;
+using ir::StmtP;
+using ir::Var;
+using ir::Function;
+using ir::SwitchSection;
+using ir::ref;
+using ir::floatConst;
+using ir::intConst;
+using ir::boolConst;
+using ir::binary;
+using ir::unary;
+using ir::index;
+using ir::cond;
+using ir::call;
+using ir::assign;
+using ir::eval;
+using ir::ifStmt;
+using ir::addrOf;
+
+
+/// True if the expression contains a call (other than stop_gradient's
+/// argument wrapper) and therefore cannot be evaluated speculatively.
+static bool containsCall(const clang::Stmt *S) {
+  if (!S)
+    return false;
+  if (isa<CallExpr>(S))
+    return true;
+  for (const clang::Stmt *C : S->children())
+    if (containsCall(C))
+      return true;
+  return false;
+}
+
+static bool isFluxionHelper(const FunctionDecl *FD, StringRef Name) {
+  if (!FD || !FD->getIdentifier() || FD->getName() != Name)
+    return false;
+  const auto *NS = dyn_cast<NamespaceDecl>(FD->getDeclContext());
+  return NS && NS->getName() == "fluxion" &&
+         NS->getDeclContext()->getRedeclContext()->isTranslationUnit();
+}
+
+ExprP FunctionLowering::materialize(ExprP E, Block &Pre, StringRef Name,
+                                    SourceLocation Loc) {
+  Var *T = F->makeVar(Var::Kind::Temp, Name, E->Ty.getUnqualifiedType());
+  F->Locals.push_back(T);
+  Pre.push_back(assign(ref(T), E, BO_Assign, Loc));
+  return ref(T, Loc);
+}
+
+ExprP FunctionLowering::lowerLiteral(const clang::Expr *E) {
+  if (const auto *FL = dyn_cast<FloatingLiteral>(E)) {
+    auto C = std::make_shared<ir::Expr>();
+    C->K = ExprKind::Const;
+    C->Ty = FL->getType();
+    C->FVal = FL->getValue();
+    return C;
+  }
+  clang::Expr::EvalResult R;
+  if (E->getType()->isIntegralOrEnumerationType() &&
+      E->EvaluateAsInt(R, Ctx)) {
+    auto C = std::make_shared<ir::Expr>();
+    C->K = ExprKind::Const;
+    C->Ty = E->getType();
+    C->IVal = R.Val.getInt();
+    return C;
+  }
+  return nullptr;
+}
+
+ExprP FunctionLowering::lowerExpr(const clang::Expr *E, Block &Pre) {
+  E = E->IgnoreParens();
+  switch (E->getStmtClass()) {
+  case clang::Stmt::FloatingLiteralClass:
+  case clang::Stmt::IntegerLiteralClass:
+  case clang::Stmt::CXXBoolLiteralExprClass:
+  case clang::Stmt::CharacterLiteralClass:
+  case clang::Stmt::UnaryExprOrTypeTraitExprClass:
+    if (ExprP C = lowerLiteral(E))
+      return C;
+    break;
+  case clang::Stmt::DeclRefExprClass:
+    return lowerDeclRef(cast<DeclRefExpr>(E));
+  case clang::Stmt::ImplicitCastExprClass:
+  case clang::Stmt::CStyleCastExprClass:
+  case clang::Stmt::CXXStaticCastExprClass:
+  case clang::Stmt::CXXFunctionalCastExprClass:
+    return lowerCast(cast<CastExpr>(E), Pre);
+  case clang::Stmt::ArraySubscriptExprClass: {
+    const auto *AS = cast<ArraySubscriptExpr>(E);
+    ExprP Base = lowerExpr(AS->getBase(), Pre);
+    ExprP Idx = Base ? lowerExpr(AS->getIdx(), Pre) : nullptr;
+    if (!Idx)
+      return nullptr;
+    return index(Base, Idx, AS->getType());
+  }
+  case clang::Stmt::UnaryOperatorClass:
+    return lowerUnary(cast<UnaryOperator>(E), Pre);
+  case clang::Stmt::BinaryOperatorClass:
+    return lowerBinary(cast<BinaryOperator>(E), Pre);
+  case clang::Stmt::CompoundAssignOperatorClass:
+    Diags.report(E->getExprLoc(), Diag::IncrementInExpr);
+    return nullptr;
+  case clang::Stmt::ConditionalOperatorClass:
+    return lowerConditional(cast<ConditionalOperator>(E), Pre);
+  case clang::Stmt::CallExprClass:
+    return lowerCall(cast<CallExpr>(E), Pre);
+  case clang::Stmt::ExprWithCleanupsClass:
+    return lowerExpr(cast<ExprWithCleanups>(E)->getSubExpr(), Pre);
+  case clang::Stmt::MaterializeTemporaryExprClass:
+    return lowerExpr(cast<MaterializeTemporaryExpr>(E)->getSubExpr(), Pre);
+  case clang::Stmt::CXXDefaultArgExprClass:
+    return lowerExpr(cast<CXXDefaultArgExpr>(E)->getExpr(), Pre);
+  case clang::Stmt::ImplicitValueInitExprClass:
+    return E->getType()->isRealFloatingType() ? floatConst(E->getType(), 0)
+                                              : intConst(E->getType(), 0);
+  case clang::Stmt::ConstantExprClass:
+    return lowerExpr(cast<ConstantExpr>(E)->getSubExpr(), Pre);
+  default:
+    break;
+  }
+  // Integer constant expressions of any form (sizeof, enumerators,
+  // constexpr arithmetic) are folded.
+  if (ExprP C = lowerLiteral(E))
+    return C;
+  Diags.report(E->getExprLoc(), Diag::UnsupportedExpr) << E->getStmtClassName();
+  return nullptr;
+}
+
+ExprP FunctionLowering::lowerLValue(const clang::Expr *E, Block &Pre) {
+  ExprP LV = lowerExpr(E, Pre);
+  if (!LV)
+    return nullptr;
+  if (!LV->isLValue()) {
+    Diags.report(E->getExprLoc(), Diag::UnsupportedExpr)
+        << "assignment to this kind of lvalue";
+    return nullptr;
+  }
+  Var *Root = LV->rootVar();
+  if (Root && Root->K == Var::Kind::Global) {
+    Diags.report(E->getExprLoc(), Diag::UnsupportedExpr)
+        << "assignment to a global variable";
+    return nullptr;
+  }
+  return LV;
+}
+
+ExprP FunctionLowering::lowerDeclRef(const DeclRefExpr *E) {
+  const ValueDecl *D = E->getDecl();
+  if (const auto *VD = dyn_cast<VarDecl>(D)) {
+    if (VD->getType()->isReferenceType()) {
+      Diags.report(E->getLocation(), Diag::UnsupportedType)
+          << VD->getType() << "variable";
+      return nullptr;
+    }
+    Var *V = varFor(VD, E->getLocation());
+    if (!V)
+      return nullptr;
+    return ref(V, E->getLocation());
+  }
+  if (isa<EnumConstantDecl>(D))
+    return lowerLiteral(E);
+  Diags.report(E->getLocation(), Diag::UnsupportedExpr)
+      << "reference to a function";
+  return nullptr;
+}
+
+ExprP FunctionLowering::lowerCast(const CastExpr *E, Block &Pre) {
+  switch (E->getCastKind()) {
+  case CK_LValueToRValue:
+  case CK_NoOp:
+  case CK_ArrayToPointerDecay:
+  case CK_FunctionToPointerDecay:
+  case CK_UncheckedDerivedToBase:
+    return lowerExpr(E->getSubExpr(), Pre);
+  case CK_IntegralToFloating:
+  case CK_FloatingCast:
+  case CK_FloatingToIntegral:
+  case CK_IntegralCast:
+  case CK_IntegralToBoolean:
+  case CK_FloatingToBoolean:
+  case CK_BooleanToSignedIntegral: {
+    ExprP Sub = lowerExpr(E->getSubExpr(), Pre);
+    if (!Sub)
+      return nullptr;
+    return ir::cast(E->getType(), Sub);
+  }
+  case CK_NullToPointer:
+    return intConst(E->getType(), 0);
+  default:
+    Diags.report(E->getExprLoc(), Diag::UnsupportedCast)
+        << E->getCastKindName();
+    return nullptr;
+  }
+}
+
+ExprP FunctionLowering::lowerUnary(const UnaryOperator *E, Block &Pre) {
+  switch (E->getOpcode()) {
+  case UO_Plus:
+    return lowerExpr(E->getSubExpr(), Pre);
+  case UO_Minus:
+  case UO_LNot:
+  case UO_Not: {
+    ExprP Sub = lowerExpr(E->getSubExpr(), Pre);
+    if (!Sub)
+      return nullptr;
+    return unary(E->getOpcode(), Sub, E->getType());
+  }
+  case UO_Deref: {
+    ExprP Ptr = lowerExpr(E->getSubExpr(), Pre);
+    if (!Ptr)
+      return nullptr;
+    return index(Ptr, intConst(Ctx.IntTy, 0), E->getType());
+  }
+  case UO_AddrOf: {
+    const clang::Expr *Sub = E->getSubExpr()->IgnoreParens();
+    if (const auto *AS = dyn_cast<ArraySubscriptExpr>(Sub)) {
+      // &a[i] is a + i.
+      ExprP Base = lowerExpr(AS->getBase(), Pre);
+      ExprP Idx = Base ? lowerExpr(AS->getIdx(), Pre) : nullptr;
+      if (!Idx)
+        return nullptr;
+      return binary(BO_Add, Base, Idx, E->getType());
+    }
+    ExprP LV = lowerExpr(Sub, Pre);
+    if (!LV)
+      return nullptr;
+    if (LV->K != ExprKind::VarRef && LV->K != ExprKind::Index) {
+      Diags.report(E->getExprLoc(), Diag::UnsupportedExpr) << "address-of";
+      return nullptr;
+    }
+    return addrOf(LV, E->getType());
+  }
+  default:
+    Diags.report(E->getExprLoc(), Diag::IncrementInExpr);
+    return nullptr;
+  }
+}
+
+ExprP FunctionLowering::lowerBinary(const BinaryOperator *E, Block &Pre) {
+  BinaryOperatorKind Op = E->getOpcode();
+  if (E->isAssignmentOp() || Op == BO_Comma) {
+    Diags.report(E->getOperatorLoc(), Diag::IncrementInExpr);
+    return nullptr;
+  }
+  if (Op == BO_PtrMemD || Op == BO_PtrMemI || Op == BO_Cmp) {
+    Diags.report(E->getOperatorLoc(), Diag::UnsupportedExpr)
+        << BinaryOperator::getOpcodeStr(Op);
+    return nullptr;
+  }
+  if (E->isLogicalOp() && containsCall(E->getRHS()))
+    return lowerShortCircuit(E, Pre);
+  ExprP L = lowerExpr(E->getLHS(), Pre);
+  ExprP R = L ? lowerExpr(E->getRHS(), Pre) : nullptr;
+  if (!R)
+    return nullptr;
+  return binary(Op, L, R, E->getType(), E->getOperatorLoc());
+}
+
+ExprP FunctionLowering::lowerShortCircuit(const BinaryOperator *E,
+                                          Block &Pre) {
+  // a && b  with calls in b:  t = a; if (t) { t = b; }
+  // a || b  with calls in b:  t = a; if (!t) { t = b; }
+  ExprP L = lowerExpr(E->getLHS(), Pre);
+  if (!L)
+    return nullptr;
+  ExprP T = materialize(ir::cast(Ctx.BoolTy, L), Pre, "_cond",
+                        E->getOperatorLoc());
+  Block RHSBlock;
+  ExprP R = lowerExpr(E->getRHS(), RHSBlock);
+  if (!R)
+    return nullptr;
+  RHSBlock.push_back(assign(T, ir::cast(Ctx.BoolTy, R)));
+  ExprP Test = E->getOpcode() == BO_LAnd ? T : unary(UO_LNot, T, Ctx.BoolTy);
+  Pre.push_back(ifStmt(Test, std::move(RHSBlock)));
+  return T;
+}
+
+ExprP FunctionLowering::lowerConditional(const ConditionalOperator *E,
+                                         Block &Pre) {
+  ExprP C = lowerExpr(E->getCond(), Pre);
+  if (!C)
+    return nullptr;
+  QualType Ty = E->getType();
+  if (!containsCall(E->getTrueExpr()) && !containsCall(E->getFalseExpr())) {
+    ExprP A = lowerExpr(E->getTrueExpr(), Pre);
+    ExprP B = A ? lowerExpr(E->getFalseExpr(), Pre) : nullptr;
+    if (!B)
+      return nullptr;
+    return cond(C, ir::cast(Ty, A), ir::cast(Ty, B), Ty);
+  }
+  // Branches with calls must not both run: lower to an if statement.
+  Var *T = F->makeVar(Var::Kind::Temp, "_sel", Ty.getUnqualifiedType());
+  F->Locals.push_back(T);
+  Block Then, Else;
+  ExprP A = lowerExpr(E->getTrueExpr(), Then);
+  ExprP B = A ? lowerExpr(E->getFalseExpr(), Else) : nullptr;
+  if (!B)
+    return nullptr;
+  Then.push_back(assign(ref(T), ir::cast(Ty, A)));
+  Else.push_back(assign(ref(T), ir::cast(Ty, B)));
+  Pre.push_back(ifStmt(C, std::move(Then), std::move(Else),
+                       E->getQuestionLoc()));
+  return ref(T);
+}
+
+ExprP FunctionLowering::lowerCall(const CallExpr *E, Block &Pre,
+                                  bool TopLevel) {
+  if (isa<CXXOperatorCallExpr, CXXMemberCallExpr, CUDAKernelCallExpr,
+          UserDefinedLiteral>(E)) {
+    Diags.report(E->getExprLoc(), Diag::UnsupportedExpr)
+        << E->getStmtClassName();
+    return nullptr;
+  }
+  FunctionDecl *Callee = const_cast<FunctionDecl *>(E->getDirectCallee());
+  if (!Callee) {
+    Diags.report(E->getExprLoc(), Diag::IndirectCall);
+    return nullptr;
+  }
+  if (isFluxionHelper(Callee, "stop_gradient") && E->getNumArgs() == 1) {
+    ExprP Arg = lowerExpr(E->getArg(0), Pre);
+    if (!Arg)
+      return nullptr;
+    auto SG = std::make_shared<ir::Expr>();
+    SG->K = ExprKind::StopGrad;
+    SG->Ty = E->getType();
+    SG->Ops = {Arg};
+    SG->Loc = E->getExprLoc();
+    return SG;
+  }
+  if (Callee->getBuiltinID() && Callee->getName().starts_with("__builtin")) {
+    Diags.report(E->getExprLoc(), Diag::NoDerivative)
+        << Callee << Callee->getName();
+    return nullptr;
+  }
+  llvm::SmallVector<ExprP, 4> Args;
+  for (unsigned I = 0; I < E->getNumArgs(); ++I) {
+    const clang::Expr *A = E->getArg(I);
+    if (I < Callee->getNumParams() &&
+        Callee->getParamDecl(I)->getType()->isReferenceType()) {
+      Diags.report(A->getExprLoc(), Diag::ReferenceParam) << Callee;
+      return nullptr;
+    }
+    ExprP L = lowerExpr(A, Pre);
+    if (!L)
+      return nullptr;
+    Args.push_back(L);
+  }
+  ExprP C = call(Callee, Args, E->getType(), E->getExprLoc());
+  if (TopLevel || E->getType()->isVoidType())
+    return C;
+  return materialize(C, Pre, ("_" + Callee->getName()).str(), E->getExprLoc());
+}
+
+} // namespace fluxion

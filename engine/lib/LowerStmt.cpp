@@ -1,0 +1,560 @@
+//===- LowerStmt.cpp - Lowering of statements to Fluxion IR ----------------===//
+#include "fluxion/engine/Lowering.h"
+
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/Attr.h"
+
+using namespace clang;
+
+namespace fluxion {
+using ir::Block;
+using ir::ExprKind;
+using ir::ExprP;
+using ir::StmtKind;
+using ir::StmtP;
+using ir::Var;
+using ir::Function;
+using ir::SwitchSection;
+using ir::ref;
+using ir::floatConst;
+using ir::intConst;
+using ir::boolConst;
+using ir::binary;
+using ir::unary;
+using ir::index;
+using ir::cond;
+using ir::call;
+using ir::assign;
+using ir::eval;
+using ir::ifStmt;
+using ir::addrOf;
+
+
+bool isDifferentiableScalar(QualType T) {
+  return T->isRealFloatingType();
+}
+
+QualType elementType(QualType T) {
+  if (const auto *PT = T->getAs<PointerType>())
+    return PT->getPointeeType();
+  if (const auto *AT = T->getAsArrayTypeUnsafe())
+    return AT->getElementType();
+  return QualType();
+}
+
+bool isDifferentiableType(QualType T) {
+  if (isDifferentiableScalar(T))
+    return true;
+  QualType E = elementType(T);
+  while (!E.isNull()) {
+    if (isDifferentiableScalar(E))
+      return true;
+    E = elementType(E);
+  }
+  return false;
+}
+
+std::unique_ptr<Function> FunctionLowering::lower(FunctionDecl *FD) {
+  F = std::make_unique<Function>();
+  F->Primal = FD;
+  F->Name = FD->getNameAsString();
+  F->ReturnType = FD->getReturnType();
+  Vars.clear();
+  bool OK = true;
+  for (ParmVarDecl *P : FD->parameters()) {
+    if (!checkType(P->getType(), P->getLocation(), "parameter"))
+      OK = false;
+    Var *V = F->makeVar(Var::Kind::Param,
+                        P->getName().empty() ? "_p" : P->getName(),
+                        P->getType(), P);
+    Vars[P] = V;
+    F->Params.push_back(V);
+  }
+  if (!OK)
+    return nullptr;
+  if (!F->ReturnType->isVoidType()) {
+    ReturnVar = F->makeVar(Var::Kind::Local, "_ret",
+                           F->ReturnType.getUnqualifiedType());
+    F->Locals.push_back(ReturnVar);
+    F->ReturnVar = ReturnVar;
+  } else {
+    ReturnVar = nullptr;
+  }
+  const Stmt *Body = FD->getBody();
+  if (!Body || !lowerStmt(Body, F->Body))
+    return nullptr;
+  return std::move(F);
+}
+
+bool FunctionLowering::checkType(QualType T, SourceLocation Loc,
+                                 StringRef What) {
+  QualType U = T.getCanonicalType();
+  if (U->isArithmeticType() || U->isEnumeralType())
+    return true;
+  if (U->isConstantArrayType() || U->isPointerType()) {
+    QualType E = elementType(U);
+    if (!E.isNull() && (E->isArithmeticType() || E->isConstantArrayType() ||
+                        E->isEnumeralType()))
+      return checkType(E, Loc, What);
+    // Opaque pointers (void*, FILE*, ...) pass through untouched.
+    if (U->isPointerType())
+      return true;
+  }
+  Diags.report(Loc, Diag::UnsupportedType) << T << What;
+  return false;
+}
+
+bool FunctionLowering::unsupported(const Stmt *S) {
+  Diags.report(S->getBeginLoc(), Diag::UnsupportedStmt)
+      << S->getStmtClassName();
+  return false;
+}
+
+bool FunctionLowering::lowerStmt(const Stmt *S, Block &Out) {
+  if (!S)
+    return true;
+  if (const auto *E = dyn_cast<Expr>(S))
+    return lowerExprStmt(E, Out);
+  switch (S->getStmtClass()) {
+  case Stmt::CompoundStmtClass:
+    return lowerCompound(cast<CompoundStmt>(S), Out);
+  case Stmt::DeclStmtClass:
+    return lowerDecl(cast<DeclStmt>(S), Out);
+  case Stmt::NullStmtClass:
+    return true;
+  case Stmt::IfStmtClass:
+    return lowerIf(cast<IfStmt>(S), Out);
+  case Stmt::ForStmtClass:
+    return lowerFor(cast<ForStmt>(S), Out);
+  case Stmt::WhileStmtClass:
+    return lowerWhile(cast<WhileStmt>(S), Out);
+  case Stmt::DoStmtClass:
+    return lowerDo(cast<DoStmt>(S), Out);
+  case Stmt::SwitchStmtClass:
+    return lowerSwitch(cast<SwitchStmt>(S), Out);
+  case Stmt::ReturnStmtClass:
+    return lowerReturn(cast<ReturnStmt>(S), Out);
+  case Stmt::BreakStmtClass:
+    Out.push_back(std::make_unique<ir::Stmt>(StmtKind::Break, S->getBeginLoc()));
+    return true;
+  case Stmt::ContinueStmtClass:
+    Out.push_back(
+        std::make_unique<ir::Stmt>(StmtKind::Continue, S->getBeginLoc()));
+    return true;
+  case Stmt::AttributedStmtClass:
+    return lowerStmt(cast<AttributedStmt>(S)->getSubStmt(), Out);
+  default:
+    return unsupported(S);
+  }
+}
+
+bool FunctionLowering::lowerCompound(const CompoundStmt *S, Block &Out) {
+  bool OK = true;
+  for (const clang::Stmt *Child : S->body())
+    OK &= lowerStmt(Child, Out);
+  return OK;
+}
+
+Var *FunctionLowering::varFor(const VarDecl *D, SourceLocation UseLoc) {
+  auto It = Vars.find(D);
+  if (It != Vars.end())
+    return It->second;
+  if (D->isLocalVarDeclOrParm())
+    return nullptr; // declared in a construct we rejected
+  // A global or namespace-scope variable: read in place.
+  if (!checkType(D->getType(), UseLoc, "global variable"))
+    return nullptr;
+  Var *V = F->makeVar(Var::Kind::Global, D->getName(), D->getType(),
+                      const_cast<VarDecl *>(D));
+  V->Name = D->getNameAsString(); // globals keep their own name
+  Vars[D] = V;
+  return V;
+}
+
+bool FunctionLowering::lowerDecl(const DeclStmt *S, Block &Out) {
+  bool OK = true;
+  for (const clang::Decl *D : S->decls()) {
+    const auto *VD = dyn_cast<VarDecl>(D);
+    if (!VD) {
+      if (isa<TypedefNameDecl, TagDecl, UsingDecl, UsingDirectiveDecl,
+              StaticAssertDecl>(D))
+        continue;
+      Diags.report(D->getLocation(), Diag::UnsupportedStmt)
+          << D->getDeclKindName();
+      OK = false;
+      continue;
+    }
+    if (VD->isStaticLocal() || VD->getTLSKind() != VarDecl::TLS_None) {
+      if (VD->getType().isConstQualified() && VD->getInit() &&
+          VD->getInit()->isConstantInitializer(Ctx, false)) {
+        // A constant table: read it like a global.
+        Var *V = F->makeVar(Var::Kind::Global, VD->getName(), VD->getType(),
+                            const_cast<VarDecl *>(VD));
+        V->Name = VD->getNameAsString();
+        Vars[VD] = V;
+        continue;
+      }
+      Diags.report(VD->getLocation(), Diag::StaticLocal) << VD;
+      OK = false;
+      continue;
+    }
+    QualType T = VD->getType();
+    if (T->isReferenceType() ||
+        (T->isPointerType() && isDifferentiableType(T))) {
+      Diags.report(VD->getLocation(), Diag::UnsupportedType)
+          << T << "local variable";
+      OK = false;
+      continue;
+    }
+    if (!checkType(T, VD->getLocation(), "local variable")) {
+      OK = false;
+      continue;
+    }
+    Var *V = F->makeVar(Var::Kind::Local, VD->getName(),
+                        T.getUnqualifiedType(), const_cast<VarDecl *>(VD));
+    Vars[VD] = V;
+    F->Locals.push_back(V);
+    if (const Expr *Init = VD->getInit())
+      OK &= lowerVarInit(V, Init, Out);
+  }
+  return OK;
+}
+
+bool FunctionLowering::lowerVarInit(Var *V, const Expr *Init, Block &Out) {
+  if (V->isArray())
+    return lowerArrayInit(ref(V), V->Type, Init, Out);
+  Init = Init->IgnoreImplicit();
+  if (const auto *IL = dyn_cast<InitListExpr>(Init)) {
+    if (IL->getNumInits() == 0) {
+      Out.push_back(assign(ref(V), V->Type->isRealFloatingType()
+                                       ? floatConst(V->Type, 0)
+                                       : intConst(V->Type, 0)));
+      return true;
+    }
+    Init = IL->getInit(0);
+  }
+  ExprP RHS;
+  if (const auto *Call = dyn_cast<CallExpr>(Init->IgnoreParenImpCasts()))
+    RHS = lowerCall(Call, Out, /*TopLevel=*/true);
+  else
+    RHS = lowerExpr(Init, Out);
+  if (!RHS)
+    return false;
+  Out.push_back(assign(ref(V), ir::cast(V->Type, RHS), BO_Assign,
+                       Init->getBeginLoc()));
+  return true;
+}
+
+bool FunctionLowering::lowerArrayInit(ExprP Base, QualType Ty, const Expr *Init,
+                                      Block &Out) {
+  const auto *AT = Ctx.getAsConstantArrayType(Ty);
+  const auto *IL = dyn_cast<InitListExpr>(Init->IgnoreImplicit());
+  if (!AT || !IL) {
+    Diags.report(Init->getBeginLoc(), Diag::UnsupportedExpr)
+        << "array initializer";
+    return false;
+  }
+  QualType Elem = AT->getElementType();
+  uint64_t N = AT->getSize().getZExtValue();
+  bool OK = true;
+  for (uint64_t I = 0; I < N; ++I) {
+    ExprP Slot = index(Base, intConst(Ctx.IntTy, I), Elem);
+    const Expr *EI = I < IL->getNumInits() ? IL->getInit(I) : nullptr;
+    if (EI && isa<ImplicitValueInitExpr>(EI))
+      EI = nullptr;
+    if (Elem->isConstantArrayType()) {
+      if (EI) {
+        OK &= lowerArrayInit(Slot, Elem, EI, Out);
+      } else {
+        const auto *Sub = Ctx.getAsConstantArrayType(Elem);
+        for (uint64_t J = 0; J < Sub->getSize().getZExtValue(); ++J)
+          Out.push_back(
+              assign(index(Slot, intConst(Ctx.IntTy, J),
+                           Sub->getElementType()),
+                     Sub->getElementType()->isRealFloatingType()
+                         ? floatConst(Sub->getElementType(), 0)
+                         : intConst(Sub->getElementType(), 0)));
+      }
+      continue;
+    }
+    ExprP RHS = EI ? lowerExpr(EI, Out)
+                   : (Elem->isRealFloatingType() ? floatConst(Elem, 0)
+                                                 : intConst(Elem, 0));
+    if (!RHS) {
+      OK = false;
+      continue;
+    }
+    Out.push_back(assign(Slot, ir::cast(Elem, RHS)));
+  }
+  return OK;
+}
+
+bool FunctionLowering::lowerExprStmt(const Expr *E, Block &Out) {
+  E = E->IgnoreParens();
+  if (const auto *EWC = dyn_cast<ExprWithCleanups>(E))
+    E = EWC->getSubExpr()->IgnoreParens();
+  if (const auto *BO = dyn_cast<BinaryOperator>(E)) {
+    if (BO->isAssignmentOp())
+      return lowerAssignment(BO, Out);
+    if (BO->getOpcode() == BO_Comma)
+      return lowerExprStmt(BO->getLHS(), Out) &&
+             lowerExprStmt(BO->getRHS(), Out);
+  }
+  if (const auto *UO = dyn_cast<UnaryOperator>(E))
+    if (UO->isIncrementDecrementOp())
+      return lowerIncrement(UO, Out);
+  if (const auto *Call = dyn_cast<CallExpr>(E)) {
+    ExprP C = lowerCall(Call, Out, /*TopLevel=*/true);
+    if (!C)
+      return false;
+    if (C->K == ExprKind::Call)
+      Out.push_back(eval(C, E->getBeginLoc()));
+    return true;
+  }
+  if (const auto *CE = dyn_cast<CastExpr>(E))
+    if (CE->getCastKind() == CK_ToVoid)
+      return lowerExprStmt(CE->getSubExpr(), Out);
+  // An expression evaluated for nothing: check it, then drop it.
+  Block Pre;
+  ExprP V = lowerExpr(E, Pre);
+  for (StmtP &S : Pre)
+    Out.push_back(std::move(S));
+  return V != nullptr;
+}
+
+bool FunctionLowering::lowerAssignment(const BinaryOperator *BO, Block &Out) {
+  ExprP LHS = lowerLValue(BO->getLHS(), Out);
+  if (!LHS)
+    return false;
+  const Expr *R = BO->getRHS();
+  ExprP RHS;
+  if (const auto *Call = dyn_cast<CallExpr>(R->IgnoreParenImpCasts());
+      Call && BO->getOpcode() == BO_Assign)
+    RHS = lowerCall(Call, Out, /*TopLevel=*/true);
+  else
+    RHS = lowerExpr(R, Out);
+  if (!RHS)
+    return false;
+  QualType T = LHS->Ty;
+  SourceLocation Loc = BO->getOperatorLoc();
+  switch (BO->getOpcode()) {
+  case BO_Assign:
+    Out.push_back(assign(LHS, ir::cast(T, RHS), BO_Assign, Loc));
+    return true;
+  case BO_AddAssign:
+  case BO_SubAssign:
+    if (T->isRealFloatingType()) {
+      // Kept as accumulation: its adjoint needs no value of LHS.
+      Out.push_back(assign(LHS, ir::cast(T, RHS), BO->getOpcode(), Loc));
+      return true;
+    }
+    [[fallthrough]];
+  default: {
+    // x op= e  is  x = x op e, computed in the type the operator uses.
+    const auto *CAO = cast<CompoundAssignOperator>(BO);
+    QualType CT = CAO->getComputationResultType();
+    ExprP Value = binary(BinaryOperator::getOpForCompoundAssignment(
+                             BO->getOpcode()),
+                         ir::cast(CAO->getComputationLHSType(), LHS),
+                         ir::cast(CT, RHS), CT, Loc);
+    Out.push_back(assign(LHS, ir::cast(T, Value), BO_Assign, Loc));
+    return true;
+  }
+  }
+}
+
+bool FunctionLowering::lowerIncrement(const UnaryOperator *UO, Block &Out) {
+  ExprP LV = lowerLValue(UO->getSubExpr(), Out);
+  if (!LV)
+    return false;
+  QualType T = LV->Ty;
+  if (T->isPointerType()) {
+    Diags.report(UO->getBeginLoc(), Diag::UnsupportedExpr)
+        << "pointer increment";
+    return false;
+  }
+  ExprP One = T->isRealFloatingType() ? floatConst(T, 1) : intConst(T, 1);
+  BinaryOperatorKind Op = UO->isIncrementOp() ? BO_Add : BO_Sub;
+  Out.push_back(assign(LV, binary(Op, LV, One, T), BO_Assign,
+                       UO->getOperatorLoc()));
+  return true;
+}
+
+bool FunctionLowering::lowerBody(const clang::Stmt *S, Block &Out) {
+  return lowerStmt(S, Out);
+}
+
+bool FunctionLowering::lowerIf(const IfStmt *S, Block &Out) {
+  if (S->isConsteval()) {
+    Diags.report(S->getBeginLoc(), Diag::UnsupportedStmt) << "if consteval";
+    return false;
+  }
+  if (!lowerStmt(S->getInit(), Out))
+    return false;
+  if (const VarDecl *CV = S->getConditionVariable()) {
+    // if (T v = e): declare v, then test it.
+    Var *V = F->makeVar(Var::Kind::Local, CV->getName(),
+                        CV->getType().getUnqualifiedType(),
+                        const_cast<VarDecl *>(CV));
+    Vars[CV] = V;
+    F->Locals.push_back(V);
+    if (!lowerVarInit(V, CV->getInit(), Out))
+      return false;
+  }
+  if (S->isConstexpr()) {
+    // Only the taken branch exists semantically.
+    bool Taken = S->getCond()->EvaluateKnownConstInt(Ctx).getBoolValue();
+    return lowerStmt(Taken ? S->getThen() : S->getElse(), Out);
+  }
+  ExprP C = lowerExpr(S->getCond(), Out);
+  if (!C)
+    return false;
+  Block Then, Else;
+  bool OK = lowerStmt(S->getThen(), Then);
+  OK &= lowerStmt(S->getElse(), Else);
+  Out.push_back(ifStmt(C, std::move(Then), std::move(Else), S->getIfLoc()));
+  return OK;
+}
+
+bool FunctionLowering::lowerLoop(const Expr *Cond, const clang::Stmt *Body,
+                                 const Expr *Inc, bool TestFirst,
+                                 SourceLocation Loc, Block &Out) {
+  auto L = std::make_unique<ir::Stmt>(StmtKind::Loop, Loc);
+  L->TestFirst = TestFirst;
+  Block CondPre;
+  ExprP C = Cond ? lowerExpr(Cond, CondPre) : boolConst(Ctx, true);
+  if (!C)
+    return false;
+  bool OK = true;
+  if (!CondPre.empty()) {
+    // The condition needs statements (hoisted calls): evaluate them at the
+    // top (or bottom) of each iteration and leave through a break.
+    Block Exit;
+    Exit.push_back(std::make_unique<ir::Stmt>(StmtKind::Break, Loc));
+    ExprP NotC = unary(UO_LNot, C, Ctx.BoolTy);
+    Block Guard = std::move(CondPre);
+    Guard.push_back(ifStmt(NotC, std::move(Exit)));
+    if (!TestFirst) {
+      Diags.report(Loc, Diag::UnsupportedExpr)
+          << "call in the condition of a do-while loop";
+      return false;
+    }
+    for (StmtP &S : Guard)
+      L->body().push_back(std::move(S));
+    C = boolConst(Ctx, true);
+  }
+  L->Cond = C;
+  OK &= lowerStmt(Body, L->body());
+  if (Inc)
+    OK &= lowerExprStmt(Inc, L->inc());
+  Out.push_back(std::move(L));
+  return OK;
+}
+
+bool FunctionLowering::lowerFor(const ForStmt *S, Block &Out) {
+  if (!lowerStmt(S->getInit(), Out))
+    return false;
+  if (S->getConditionVariable()) {
+    Diags.report(S->getBeginLoc(), Diag::UnsupportedStmt)
+        << "for with a condition variable";
+    return false;
+  }
+  return lowerLoop(S->getCond(), S->getBody(), S->getInc(), true,
+                   S->getForLoc(), Out);
+}
+
+bool FunctionLowering::lowerWhile(const WhileStmt *S, Block &Out) {
+  if (S->getConditionVariable()) {
+    Diags.report(S->getBeginLoc(), Diag::UnsupportedStmt)
+        << "while with a condition variable";
+    return false;
+  }
+  return lowerLoop(S->getCond(), S->getBody(), nullptr, true,
+                   S->getWhileLoc(), Out);
+}
+
+bool FunctionLowering::lowerDo(const DoStmt *S, Block &Out) {
+  return lowerLoop(S->getCond(), S->getBody(), nullptr, false, S->getDoLoc(),
+                   Out);
+}
+
+bool FunctionLowering::lowerSwitch(const SwitchStmt *S, Block &Out) {
+  if (!lowerStmt(S->getInit(), Out))
+    return false;
+  if (S->getConditionVariable()) {
+    Diags.report(S->getBeginLoc(), Diag::UnsupportedStmt)
+        << "switch with a condition variable";
+    return false;
+  }
+  ExprP Subject = lowerExpr(S->getCond(), Out);
+  if (!Subject)
+    return false;
+  const auto *Body = dyn_cast<CompoundStmt>(S->getBody());
+  if (!Body)
+    return unsupported(S);
+  auto SW = std::make_unique<ir::Stmt>(StmtKind::Switch, S->getSwitchLoc());
+  SW->Cond = Subject;
+  bool OK = true;
+  for (const clang::Stmt *Child : Body->body()) {
+    // Peel the labels off this statement: each starts a new section.
+    const clang::Stmt *Cur = Child;
+    while (const auto *SC = dyn_cast<SwitchCase>(Cur)) {
+      SwitchSection Sec;
+      if (const auto *CS = dyn_cast<CaseStmt>(SC)) {
+        if (CS->caseStmtIsGNURange()) {
+          Diags.report(CS->getBeginLoc(), Diag::UnsupportedStmt)
+              << "case range";
+          return false;
+        }
+        llvm::APSInt V = CS->getLHS()->EvaluateKnownConstInt(Ctx);
+        auto C = intConst(Subject->Ty, V.getExtValue());
+        Sec.Values.push_back(C);
+      } else {
+        Sec.IsDefault = true;
+      }
+      SW->Sections.push_back(std::move(Sec));
+      Cur = SC->getSubStmt();
+    }
+    if (SW->Sections.empty()) // statements before the first label never run
+      continue;
+    // Consecutive labels with no statement between them share a section.
+    OK &= lowerStmt(Cur, SW->Sections.back().Body);
+  }
+  // Merge label-only sections into the next one (case 1: case 2: ...).
+  std::vector<SwitchSection> Merged;
+  for (SwitchSection &Sec : SW->Sections) {
+    if (!Merged.empty() && Merged.back().Body.empty()) {
+      SwitchSection &Prev = Merged.back();
+      for (ExprP &V : Sec.Values)
+        Prev.Values.push_back(V);
+      Prev.IsDefault |= Sec.IsDefault;
+      Prev.Body = std::move(Sec.Body);
+      continue;
+    }
+    Merged.push_back(std::move(Sec));
+  }
+  SW->Sections = std::move(Merged);
+  Out.push_back(std::move(SW));
+  return OK;
+}
+
+bool FunctionLowering::lowerReturn(const ReturnStmt *S, Block &Out) {
+  auto R = std::make_unique<ir::Stmt>(StmtKind::Return, S->getReturnLoc());
+  if (const Expr *V = S->getRetValue()) {
+    if (!ReturnVar)
+      return lowerExprStmt(V, Out) && (Out.push_back(std::move(R)), true);
+    ExprP E;
+    if (const auto *Call = dyn_cast<CallExpr>(V->IgnoreParenImpCasts()))
+      E = lowerCall(Call, Out, /*TopLevel=*/true);
+    else
+      E = lowerExpr(V, Out);
+    if (!E)
+      return false;
+    Out.push_back(assign(ref(ReturnVar), ir::cast(ReturnVar->Type, E), BO_Assign,
+                         S->getReturnLoc()));
+  }
+  Out.push_back(std::move(R));
+  return true;
+}
+
+} // namespace fluxion

@@ -1,0 +1,508 @@
+//===- ReverseBuilder.cpp - Forward and reverse sweeps ---------------------===//
+#include "fluxion/engine/ReverseBuilder.h"
+#include "fluxion/engine/Lowering.h"
+
+#include "clang/AST/ASTContext.h"
+
+using namespace clang;
+
+namespace fluxion {
+using namespace ir;
+
+ReverseBuilder::ReverseBuilder(Function &F, ASTContext &Ctx,
+                               const ActivityInfo &Activity,
+                               DerivativeOracle &Oracle, DiagReporter &Diags,
+                               llvm::DenseMap<Var *, Var *> &Adjoints)
+    : F(F), Ctx(Ctx), Activity(Activity), Assignments(F), Oracle(Oracle),
+      Diags(Diags), Adjoints(Adjoints) {
+  for (auto &KV : Adjoints)
+    Generated.insert(KV.second);
+}
+
+std::optional<AdjointParts> ReverseBuilder::build() {
+  // The sweeps are rebuilt until the set of variables the reverse sweep
+  // reads stops growing: recording a variable can make its index
+  // expressions needed in turn.
+  size_t Storage = F.Storage.size(), Locals = F.Locals.size();
+  auto SavedAdjoints = Adjoints;
+  for (unsigned Round = 0;; ++Round) {
+    Sweeps S;
+    if (!stmts(F.Body, S))
+      return std::nullopt;
+    llvm::DenseSet<const Var *> Reads;
+    forEachExpr(S.Rev, [&](const Expr &E) {
+      if (E.K == ExprKind::VarRef && !Generated.count(E.V) &&
+          E.V->K != Var::Kind::Global)
+        Reads.insert(E.V);
+    });
+    bool Grew = false;
+    for (const Var *V : Reads)
+      Grew |= Needed.insert(V).second;
+    if (!Grew || Round == 16) {
+      AdjointParts Parts;
+      Parts.Forward = std::move(S.Fwd);
+      Parts.Reverse = std::move(S.Rev);
+      for (Var *V : F.Locals)
+        if (Needed.count(V) && !Generated.count(V))
+          Parts.EndState.push_back(V);
+      for (Var *P : F.Params)
+        if (Needed.count(P) && !Assignments.isConstant(P) && !P->isPointer())
+          Parts.EndState.push_back(P);
+      return Parts;
+    }
+    // Start over from a clean slate of generated variables.
+    for (size_t I = Storage; I < F.Storage.size(); ++I)
+      Generated.erase(F.Storage[I].get());
+    F.Storage.resize(Storage);
+    F.Locals.resize(Locals);
+    Adjoints = SavedAdjoints;
+    Tapes.clear();
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Variables
+//===----------------------------------------------------------------------===//
+
+Var *ReverseBuilder::temp(StringRef Name, QualType T) {
+  Var *V = F.makeVar(Var::Kind::Temp, Name, T.getUnqualifiedType());
+  Generated.insert(V);
+  return V;
+}
+
+Var *ReverseBuilder::adjointVar(Var *V) {
+  auto It = Adjoints.find(V);
+  if (It != Adjoints.end())
+    return It->second;
+  std::string Name = V->Name.front() == '_' ? "_d" + V->Name : "_d_" + V->Name;
+  Var *A = F.makeVar(Var::Kind::Local, Name, V->Type.getUnqualifiedType());
+  A->Primal = V;
+  A->ZeroInit = true;
+  F.Locals.push_back(A);
+  Generated.insert(A);
+  Adjoints[V] = A;
+  return A;
+}
+
+Var *ReverseBuilder::tapeFor(QualType T) {
+  QualType C = T.getCanonicalType().getUnqualifiedType();
+  auto It = Tapes.find(C.getTypePtr());
+  if (It != Tapes.end())
+    return It->second;
+  std::string Name = "_tape_" + C.getAsString();
+  std::replace(Name.begin(), Name.end(), ' ', '_');
+  Var *V = F.makeVar(Var::Kind::Tape, Name, C);
+  V->TapeElement = C;
+  F.Locals.push_back(V);
+  Generated.insert(V);
+  Tapes[C.getTypePtr()] = V;
+  return V;
+}
+
+bool ReverseBuilder::needsRecording(const Var *V) const {
+  return V && V->K != Var::Kind::Global && Needed.count(V) &&
+         !Assignments.isConstant(V);
+}
+
+void ReverseBuilder::record(const ExprP &LV, Sweeps &Out, Block &Restore) {
+  Var *Tape = tapeFor(LV->isLValue() && LV->Ty->isArrayType()
+                          ? Ctx.getBaseElementType(LV->Ty)
+                          : LV->Ty);
+  Out.Fwd.push_back(push(Tape, LV));
+  Restore.push_back(assign(LV, pop(Tape)));
+}
+
+bool ReverseBuilder::recomputable(const Expr &Cond) const {
+  bool OK = true;
+  forEachExpr(Cond, [&](const Expr &E) {
+    if (E.K == ExprKind::Call || E.K == ExprKind::Pop)
+      OK = false;
+    else if (E.K == ExprKind::VarRef && !Assignments.isConstant(E.V))
+      OK = false;
+  });
+  return OK;
+}
+
+//===----------------------------------------------------------------------===//
+// Statements
+//===----------------------------------------------------------------------===//
+
+bool ReverseBuilder::stmts(const Block &B, Sweeps &Out) {
+  std::vector<Block> Parts;
+  bool OK = true;
+  for (const StmtP &S : B) {
+    Sweeps Sub;
+    OK &= stmt(*S, Sub);
+    for (StmtP &FS : Sub.Fwd)
+      Out.Fwd.push_back(std::move(FS));
+    Parts.push_back(std::move(Sub.Rev));
+  }
+  for (auto It = Parts.rbegin(); It != Parts.rend(); ++It) {
+    bool Scoped = llvm::any_of(
+        *It, [](const StmtP &S) { return S->K == StmtKind::Decl; });
+    if (Scoped) {
+      Out.Rev.push_back(block(std::move(*It)));
+      continue;
+    }
+    for (StmtP &RS : *It)
+      Out.Rev.push_back(std::move(RS));
+  }
+  return OK;
+}
+
+bool ReverseBuilder::stmt(const ir::Stmt &S, Sweeps &Out) {
+  switch (S.K) {
+  case StmtKind::Assign:
+    if (S.RHS->K == ExprKind::Call)
+      return callSite(S, Out);
+    return assignment(S, Out);
+  case StmtKind::Eval:
+    if (S.RHS->K == ExprKind::Call)
+      return callSite(S, Out);
+    Out.Fwd.push_back(eval(S.RHS, S.Loc));
+    return true;
+  case StmtKind::If:
+    return ifStmt(S, Out);
+  case StmtKind::Loop:
+    return loop(S, Out);
+  case StmtKind::Block: {
+    Sweeps Inner;
+    bool OK = stmts(S.Then, Inner);
+    Out.Fwd.push_back(block(std::move(Inner.Fwd)));
+    if (!Inner.Rev.empty())
+      Out.Rev.push_back(block(std::move(Inner.Rev)));
+    return OK;
+  }
+  case StmtKind::Return:
+    return true;
+  default:
+    Diags.report(S.Loc, Diag::InternalError) << "unexpected statement";
+    return false;
+  }
+}
+
+/// x = x + c / x = x - c on an integer: undone by the inverse operation.
+static std::optional<BinaryOperatorKind> inverseIncrement(const ir::Stmt &S) {
+  if (S.Op != BO_Assign || !S.LHS->Ty->isIntegerType() ||
+      S.LHS->K != ExprKind::VarRef || S.RHS->K != ExprKind::Binary)
+    return std::nullopt;
+  const Expr &R = *S.RHS;
+  if ((R.BOp != BO_Add && R.BOp != BO_Sub) || !sameExpr(*R.Ops[0], *S.LHS) ||
+      R.Ops[1]->K != ExprKind::Const)
+    return std::nullopt;
+  return R.BOp == BO_Add ? BO_Sub : BO_Add;
+}
+
+static bool mentions(const Expr &E, const Var *V) {
+  bool Found = false;
+  forEachExpr(E, [&](const Expr &Sub) {
+    if (Sub.K == ExprKind::VarRef && Sub.V == V)
+      Found = true;
+  });
+  return Found;
+}
+
+bool ReverseBuilder::assignment(const ir::Stmt &S, Sweeps &Out) {
+  Var *Root = S.LHS->rootVar();
+  Block Restore;
+  if (needsRecording(Root)) {
+    if (auto Inverse = inverseIncrement(S))
+      Restore.push_back(assign(
+          S.LHS, binary(*Inverse, S.LHS, S.RHS->Ops[1], S.LHS->Ty)));
+    else
+      record(S.LHS, Out, Restore);
+  }
+  Out.Fwd.push_back(assign(S.LHS, S.RHS, S.Op, S.Loc));
+  for (StmtP &R : Restore)
+    Out.Rev.push_back(std::move(R));
+
+  if (!Root || !Activity.isActive(Root) || !isDifferentiableScalar(S.LHS->Ty))
+    return true;
+  ExprP Adj = adjointOf(*S.LHS);
+  bool RHSActive = Activity.isActive(*S.RHS);
+  if (S.Op == BO_Assign) {
+    ExprP Zero = floatConst(S.LHS->Ty, 0);
+    if (!RHSActive) {
+      Out.Rev.push_back(assign(Adj, Zero));
+      return true;
+    }
+    if (!mentions(*S.RHS, Root)) {
+      // y = f(x): the adjoint of y flows to x, then y's is spent.
+      propagate(S.RHS, Adj, Out.Rev);
+      Out.Rev.push_back(assign(Adj, Zero));
+      return true;
+    }
+    Var *R = temp("_r", S.LHS->Ty);
+    Out.Rev.push_back(decl(R, Adj));
+    Out.Rev.push_back(assign(Adj, Zero));
+    propagate(S.RHS, ref(R), Out.Rev);
+    return true;
+  }
+  // x += e / x -= e: x's adjoint passes through unchanged.
+  if (!RHSActive)
+    return true;
+  ExprP Seed = Adj;
+  if (mentions(*S.RHS, Root)) {
+    Var *R = temp("_r", S.LHS->Ty);
+    Out.Rev.push_back(decl(R, Adj));
+    Seed = ref(R);
+  }
+  propagate(S.RHS, S.Op == BO_SubAssign ? neg(Seed, S.LHS->Ty) : Seed,
+            Out.Rev);
+  return true;
+}
+
+bool ReverseBuilder::callSite(const ir::Stmt &S, Sweeps &Out) {
+  const Expr &C = *S.RHS;
+  ExprP LHS = S.K == StmtKind::Assign ? S.LHS : nullptr;
+  Block Restore;
+  if (LHS && needsRecording(LHS->rootVar()))
+    record(LHS, Out, Restore);
+  // Memory the callee may overwrite that our reverse sweep still reads.
+  for (const ExprP &A : C.Ops) {
+    if (!A->Ty->isPointerType() || A->Ty->getPointeeType().isConstQualified())
+      continue;
+    Var *Root = A->rootVar();
+    if (!needsRecording(Root))
+      continue;
+    if (Root->isArray() || A->K == ExprKind::AddrOf) {
+      record(ref(Root), Out, Restore);
+      continue;
+    }
+    Diags.report(C.Loc, Diag::UnsupportedExpr)
+        << ("call that overwrites memory of '" + Root->Name +
+            "' whose old values the derivative needs; copy it to a local "
+            "array first");
+    return false;
+  }
+
+  llvm::SmallVector<bool, 4> ArgActive;
+  bool AnyActive = false;
+  for (const ExprP &A : C.Ops) {
+    ArgActive.push_back(Activity.isActive(*A));
+    AnyActive |= ArgActive.back();
+  }
+  bool ResultActive = LHS && LHS->rootVar() &&
+                      Activity.isActive(LHS->rootVar()) &&
+                      isDifferentiableScalar(LHS->Ty);
+  if (!AnyActive) {
+    Out.Fwd.push_back(LHS ? assign(LHS, S.RHS, BO_Assign, S.Loc)
+                          : eval(S.RHS, S.Loc));
+    for (StmtP &R : Restore)
+      Out.Rev.push_back(std::move(R));
+    if (ResultActive)
+      Out.Rev.push_back(
+          assign(adjointOf(*LHS), floatConst(LHS->Ty, 0)));
+    return true;
+  }
+  std::optional<CallDerivative> D = Oracle.reverseOf(C, ArgActive);
+  if (!D)
+    return false;
+  ExprP FwdCall = call(D->Forward, C.Ops, C.Ty, C.Loc);
+  Out.Fwd.push_back(LHS ? assign(LHS, FwdCall, BO_Assign, S.Loc)
+                        : eval(FwdCall, S.Loc));
+
+  Block &Rev = Out.Rev;
+  for (StmtP &R : Restore)
+    Rev.push_back(std::move(R));
+  llvm::SmallVector<ExprP, 8> Args(C.Ops.begin(), C.Ops.end());
+  if (hasSeed(C.Callee)) {
+    if (ResultActive) {
+      ExprP Adj = adjointOf(*LHS);
+      Var *R = temp("_r", C.Ty);
+      Rev.push_back(decl(R, Adj));
+      Rev.push_back(assign(Adj, floatConst(LHS->Ty, 0)));
+      Args.push_back(ref(R));
+    } else {
+      Args.push_back(floatConst(C.Ty.getUnqualifiedType(), 0));
+    }
+  }
+  Block After;
+  for (unsigned I = 0; I < C.Ops.size() && I < D->AdjointSlot.size(); ++I) {
+    if (!D->AdjointSlot[I])
+      continue;
+    const ExprP &A = C.Ops[I];
+    if (A->Ty->isPointerType()) {
+      QualType AdjTy = Ctx.getPointerType(
+          A->Ty->getPointeeType().getUnqualifiedType());
+      Args.push_back(ArgActive[I] ? adjointOf(*A) : intConst(AdjTy, 0));
+      continue;
+    }
+    QualType T = A->Ty.getUnqualifiedType();
+    if (ArgActive[I] && A->K == ExprKind::VarRef) {
+      Args.push_back(addrOf(ref(adjointVar(A->V)), Ctx.getPointerType(T)));
+      continue;
+    }
+    Var *Tmp = temp("_d_arg", T);
+    Rev.push_back(decl(Tmp, floatConst(T, 0)));
+    Args.push_back(addrOf(ref(Tmp), Ctx.getPointerType(T)));
+    if (ArgActive[I])
+      propagate(A, ref(Tmp), After);
+  }
+  Rev.push_back(eval(call(D->Reverse, Args, Ctx.VoidTy, C.Loc), C.Loc));
+  for (StmtP &A : After)
+    Rev.push_back(std::move(A));
+  return true;
+}
+
+bool ReverseBuilder::ifStmt(const ir::Stmt &S, Sweeps &Out) {
+  Sweeps Then, Else;
+  bool OK = stmts(S.Then, Then);
+  OK &= stmts(S.Else, Else);
+  if (Then.Rev.empty() && Else.Rev.empty()) {
+    Out.Fwd.push_back(
+        ir::ifStmt(S.Cond, std::move(Then.Fwd), std::move(Else.Fwd), S.Loc));
+    return OK;
+  }
+  ExprP RevCond = S.Cond;
+  if (!recomputable(*S.Cond)) {
+    // Record which branch ran, after the branch's own recordings: the
+    // reverse sweep pops this first.
+    Var *Tape = tapeFor(Ctx.BoolTy);
+    Then.Fwd.push_back(push(Tape, boolConst(Ctx, true)));
+    Else.Fwd.push_back(push(Tape, boolConst(Ctx, false)));
+    RevCond = pop(Tape);
+  }
+  Out.Fwd.push_back(
+      ir::ifStmt(S.Cond, std::move(Then.Fwd), std::move(Else.Fwd), S.Loc));
+  Out.Rev.push_back(
+      ir::ifStmt(RevCond, std::move(Then.Rev), std::move(Else.Rev), S.Loc));
+  return OK;
+}
+
+bool ReverseBuilder::loop(const ir::Stmt &S, Sweeps &Out) {
+  Sweeps Body;
+  bool OK = stmts(S.body(), Body);
+  OK &= stmts(S.inc(), Body);
+  auto L = std::make_unique<ir::Stmt>(StmtKind::Loop, S.Loc);
+  L->TestFirst = S.TestFirst;
+  L->Cond = S.Cond;
+  if (Body.Rev.empty()) {
+    L->body() = std::move(Body.Fwd);
+    Out.Fwd.push_back(std::move(L));
+    return OK;
+  }
+  // Count the iterations; the reverse sweep runs the body that many times.
+  QualType CountTy = Ctx.getSizeType();
+  Var *Count = temp("_n", CountTy);
+  Count->K = Var::Kind::Local;
+  Count->ZeroInit = true;
+  F.Locals.push_back(Count);
+  Out.Fwd.push_back(assign(ref(Count), intConst(CountTy, 0)));
+  L->body().push_back(assign(
+      ref(Count), binary(BO_Add, ref(Count), intConst(CountTy, 1), CountTy)));
+  for (StmtP &FS : Body.Fwd)
+    L->body().push_back(std::move(FS));
+  Out.Fwd.push_back(std::move(L));
+  Var *Tape = tapeFor(CountTy);
+  Out.Fwd.push_back(push(Tape, ref(Count)));
+
+  auto R = std::make_unique<ir::Stmt>(StmtKind::Repeat, S.Loc);
+  R->V = Count;
+  R->Cond = pop(Tape);
+  R->body() = std::move(Body.Rev);
+  Out.Rev.push_back(std::move(R));
+  return OK;
+}
+
+//===----------------------------------------------------------------------===//
+// Expressions
+//===----------------------------------------------------------------------===//
+
+ExprP ReverseBuilder::adjointOf(const Expr &E) {
+  switch (E.K) {
+  case ExprKind::VarRef:
+    return ref(adjointVar(E.V));
+  case ExprKind::Index: {
+    ExprP Base = adjointOf(*E.Ops[0]);
+    return index(Base, E.Ops[1], E.Ty.getUnqualifiedType());
+  }
+  case ExprKind::AddrOf: {
+    ExprP Sub = adjointOf(*E.Ops[0]);
+    return addrOf(Sub, Ctx.getPointerType(Sub->Ty));
+  }
+  case ExprKind::Binary: { // pointer arithmetic
+    bool LeftIsPtr = E.Ops[0]->Ty->isPointerType() ||
+                     E.Ops[0]->Ty->isArrayType();
+    ExprP Ptr = adjointOf(*E.Ops[LeftIsPtr ? 0 : 1]);
+    QualType PT = Ptr->Ty->isArrayType()
+                      ? Ctx.getArrayDecayedType(Ptr->Ty)
+                      : Ptr->Ty;
+    return binary(E.BOp, Ptr, E.Ops[LeftIsPtr ? 1 : 0], PT);
+  }
+  case ExprKind::Cast:
+    return adjointOf(*E.Ops[0]);
+  default:
+    Diags.report(E.Loc, Diag::InternalError) << "adjoint of a non-lvalue";
+    return floatConst(Ctx.DoubleTy, 0);
+  }
+}
+
+ExprP ReverseBuilder::share(ExprP Seed, Block &Rev) {
+  if (isTrivial(*Seed))
+    return Seed;
+  Var *T = temp("_s", Seed->Ty);
+  Rev.push_back(decl(T, Seed));
+  return ref(T);
+}
+
+void ReverseBuilder::propagate(const ExprP &E, ExprP Seed, Block &Rev) {
+  if (!Activity.isActive(*E))
+    return;
+  QualType Ty = E->Ty;
+  switch (E->K) {
+  case ExprKind::VarRef:
+  case ExprKind::Index:
+    Rev.push_back(assign(adjointOf(*E), Seed, BO_AddAssign));
+    return;
+  case ExprKind::Unary:
+    if (E->UOp == UO_Minus)
+      propagate(E->Ops[0], neg(Seed, Ty), Rev);
+    else if (E->UOp == UO_Plus)
+      propagate(E->Ops[0], Seed, Rev);
+    return;
+  case ExprKind::Cast:
+    propagate(E->Ops[0], cast(E->Ops[0]->Ty, Seed), Rev);
+    return;
+  case ExprKind::Cond: {
+    ExprP S = share(Seed, Rev);
+    Block A, B;
+    propagate(E->Ops[1], S, A);
+    propagate(E->Ops[2], S, B);
+    Rev.push_back(ir::ifStmt(E->Ops[0], std::move(A), std::move(B)));
+    return;
+  }
+  case ExprKind::Binary: {
+    const ExprP &L = E->Ops[0], &R = E->Ops[1];
+    bool LA = Activity.isActive(*L), RA = Activity.isActive(*R);
+    ExprP S = LA && RA ? share(Seed, Rev) : Seed;
+    switch (E->BOp) {
+    case BO_Add:
+      propagate(L, S, Rev);
+      propagate(R, S, Rev);
+      return;
+    case BO_Sub:
+      propagate(L, S, Rev);
+      propagate(R, neg(S, Ty), Rev);
+      return;
+    case BO_Mul:
+      propagate(L, mul(S, R, Ty), Rev);
+      propagate(R, mul(L, S, Ty), Rev);
+      return;
+    case BO_Div:
+      propagate(L, div(S, R, Ty), Rev);
+      // d(l/r)/dr = -l/r^2
+      if (RA)
+        propagate(R, neg(div(mul(S, L, Ty), mul(R, R, Ty), Ty), Ty), Rev);
+      return;
+    default:
+      // Comparisons, logic and bit operations carry no derivative.
+      return;
+    }
+  }
+  default:
+    return;
+  }
+}
+
+} // namespace fluxion

@@ -1,0 +1,152 @@
+// Fluxion runtime: the tape that generated reverse sweeps record on.
+//
+// A Tape<T> is a LIFO stack of T stored in fixed-size chunks. Pushing never
+// moves stored elements, needs no allocation except when a new chunk is first
+// reached, and chunks are kept when popped so that a tape reused across calls
+// allocates nothing after warm-up. Generated code reaches its tapes through
+// fluxion::tape<T>(), which is thread_local: two threads differentiating at
+// the same time never share a tape, and nested generated calls (pullbacks of
+// callees, recursion) push and pop in strict LIFO order on the same one.
+#ifndef FLUXION_TAPE_HPP
+#define FLUXION_TAPE_HPP
+
+#include <cassert>
+#include <cstddef>
+#include <memory>
+#include <type_traits>
+#include <vector>
+
+namespace fluxion {
+
+template <class T> class Tape {
+  static_assert(std::is_trivially_copyable<T>::value,
+                "the tape stores trivially copyable values only");
+
+public:
+  /// Elements per chunk (16 KiB chunks): large enough that chunk changes are
+  /// rare, small enough that a short-lived tape reserves little memory.
+  static constexpr std::size_t ChunkSize =
+      sizeof(T) >= 16384 ? 1 : 16384 / sizeof(T);
+
+  Tape() = default;
+  Tape(const Tape &) = delete;
+  Tape &operator=(const Tape &) = delete;
+
+  void push(T Value) {
+    if (Top == End)
+      nextChunk();
+    *Top++ = Value;
+  }
+
+  T pop() {
+    if (Top > Mark) // popping after pushes: remember how high they got
+      Mark = Top;
+    if (Top == Begin)
+      previousChunk();
+    assert(Top != Begin && "pop from an empty tape");
+    return *--Top;
+  }
+
+  /// The most recently pushed element.
+  const T &back() const {
+    if (Top == Begin) {
+      assert(Current > 0 && "back() of an empty tape");
+      return Chunks[Current - 1][ChunkSize - 1];
+    }
+    return Top[-1];
+  }
+
+  bool empty() const { return Top == Begin && Current == 0; }
+
+  /// Number of elements currently stored.
+  std::size_t size() const {
+    if (Chunks.empty())
+      return 0;
+    return Current * ChunkSize + static_cast<std::size_t>(Top - Begin);
+  }
+
+  /// Bytes of element storage reserved (kept chunks included).
+  std::size_t capacityBytes() const {
+    return Chunks.size() * ChunkSize * sizeof(T);
+  }
+
+  /// Largest number of elements stored at once since construction or the
+  /// last resetPeak().
+  std::size_t peakSize() const {
+    const T *High = Mark > Top ? Mark : Top;
+    std::size_t Here =
+        Current * ChunkSize + static_cast<std::size_t>(High - Begin);
+    return Peak > Here ? Peak : Here;
+  }
+  void resetPeak() {
+    Peak = size();
+    Mark = Top;
+  }
+
+  /// Drops every element; keeps the chunks for reuse.
+  void clear() {
+    Peak = peakSize();
+    Current = 0;
+    if (!Chunks.empty())
+      setChunk(0);
+    Top = Mark = Begin;
+  }
+
+  /// Returns every chunk to the allocator.
+  void release() {
+    clear();
+    Chunks.clear();
+    Begin = Top = End = Mark = nullptr;
+  }
+
+private:
+  void setChunk(std::size_t Index) {
+    Current = Index;
+    Begin = Chunks[Index].get();
+    End = Begin + ChunkSize;
+  }
+
+  void nextChunk() {
+    if (Begin == nullptr) { // first push ever
+      if (Chunks.empty())
+        Chunks.emplace_back(new T[ChunkSize]);
+      setChunk(0);
+      Top = Mark = Begin;
+      return;
+    }
+    std::size_t Reached = (Current + 1) * ChunkSize;
+    if (Reached > Peak)
+      Peak = Reached;
+    if (Current + 1 == Chunks.size())
+      Chunks.emplace_back(new T[ChunkSize]);
+    setChunk(Current + 1);
+    Top = Mark = Begin;
+  }
+
+  void previousChunk() {
+    assert(Current > 0 && "pop from an empty tape");
+    Peak = peakSize(); // leaving this chunk: fold its high-water mark in
+    setChunk(Current - 1);
+    Top = Mark = End;
+  }
+
+  std::vector<std::unique_ptr<T[]>> Chunks;
+  std::size_t Current = 0;
+  std::size_t Peak = 0;
+  T *Begin = nullptr;
+  T *Top = nullptr;
+  T *End = nullptr;
+  /// Highest Top seen in the current chunk by pop() (peakSize() needs it:
+  /// push() stays a compare and a store).
+  T *Mark = nullptr;
+};
+
+/// The calling thread's tape for values of type T.
+template <class T> inline Tape<T> &tape() {
+  static thread_local Tape<T> Instance;
+  return Instance;
+}
+
+} // namespace fluxion
+
+#endif // FLUXION_TAPE_HPP
