@@ -11,9 +11,11 @@
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Attr.h"
 #include "clang/AST/Expr.h"
+#include "clang/Basic/DiagnosticSema.h"
 #include "clang/Basic/ParsedAttrInfo.h"
 #include "clang/Sema/ParsedAttr.h"
 #include "clang/Sema/Sema.h"
+#include "llvm/ADT/StringExtras.h"
 
 using namespace clang;
 
@@ -22,7 +24,11 @@ namespace {
 
 struct GradAttrInfo : public ParsedAttrInfo {
   GradAttrInfo() {
+    // Clang 19 parses the arguments of a C++11 attribute only if its
+    // unscoped name is a known spelling, hence "grad" (unscoped uses are
+    // rejected in handleDeclAttribute).
     static constexpr Spelling S[] = {{ParsedAttr::AS_CXX11, "fluxion::grad"},
+                                     {ParsedAttr::AS_CXX11, "grad"},
                                      {ParsedAttr::AS_GNU, "fluxion_grad"}};
     Spellings = S;
     OptArgs = 15;
@@ -40,9 +46,14 @@ struct GradAttrInfo : public ParsedAttrInfo {
   AttrHandling handleDeclAttribute(Sema &S, Decl *D,
                                    const ParsedAttr &Attr) const override {
     auto *FD = cast<FunctionDecl>(D);
+    if (Attr.getSyntax() == AttributeCommonInfo::AS_CXX11 &&
+        (!Attr.getScopeName() || Attr.getScopeName()->getName() != "fluxion")) {
+      S.Diag(Attr.getLoc(), diag::warn_unknown_attribute_ignored)
+          << Attr << Attr.getRange();
+      return AttributeNotApplied;
+    }
     Annotation A;
     A.Loc = Attr.getLoc();
-    llvm::SmallVector<Expr *, 4> Args;
     for (unsigned I = 0; I < Attr.getNumArgs(); ++I) {
       auto *SL = Attr.isArgExpr(I) ? dyn_cast<StringLiteral>(
                                          Attr.getArgAsExpr(I)->IgnoreParenCasts())
@@ -56,10 +67,15 @@ struct GradAttrInfo : public ParsedAttrInfo {
         return AttributeNotApplied;
       }
       A.Params.push_back(SL->getString().str());
-      Args.push_back(SL);
     }
-    D->addAttr(AnnotateAttr::Create(S.getASTContext(), "fluxion::grad",
-                                    Args.data(), Args.size(), Attr.getRange()));
+    // The parameter list is kept in the annotation's text, e.g.
+    // "fluxion::grad(x,w)", so that it needs no expressions CodeGen would
+    // have to evaluate.
+    std::string Text = A.Spelling;
+    if (!A.Params.empty())
+      Text += "(" + llvm::join(A.Params, ",") + ")";
+    D->addAttr(AnnotateAttr::CreateImplicit(S.getASTContext(), Text, nullptr,
+                                            0, Attr.getRange()));
     if (Differentiator *Diff = differentiatorFor(S))
       Diff->annotate(FD, A);
     return AttributeApplied;

@@ -36,7 +36,7 @@ static DiagInfo info(Diag Kind) {
                       "expression are not supported; write them as separate "
                       "statements"};
   case Diag::NoDerivative:
-    return {L::Error, "fluxion: cannot differentiate call to '%0': its body is "
+    return {L::Error, "fluxion: cannot differentiate call to %0: its body is "
                       "not visible and no custom derivative matches; define "
                       "'fluxion::custom::%1_vjp' or wrap the call in "
                       "fluxion::stop_gradient"};
@@ -44,12 +44,12 @@ static DiagInfo info(Diag Kind) {
     return {L::Error, "fluxion: cannot differentiate a call through a function "
                       "pointer; call the function by name"};
   case Diag::ReferenceParam:
-    return {L::Error, "fluxion: cannot differentiate call to '%0': passing "
+    return {L::Error, "fluxion: cannot differentiate call to %0: passing "
                       "arguments by reference is not supported; pass a pointer"};
   case Diag::NotDifferentiable:
-    return {L::Error, "fluxion: cannot generate derivatives of '%0': %1"};
+    return {L::Error, "fluxion: cannot generate derivatives of %0: %1"};
   case Diag::UnknownParam:
-    return {L::Error, "fluxion: '%0' is not a parameter of '%1'"};
+    return {L::Error, "fluxion: '%0' is not a parameter of %1"};
   case Diag::BadAttributeArg:
     return {L::Error, "fluxion: the arguments of '%0' must be string literals "
                       "naming parameters, e.g. [[%0(\"x\", \"w\")]]"};
@@ -58,17 +58,17 @@ static DiagInfo info(Diag Kind) {
                       "annotate a non-template wrapper function"};
   case Diag::StaticLocal:
     return {L::Error, "fluxion: cannot differentiate through static local "
-                      "variable '%0'; make it a parameter"};
+                      "variable %0; make it a parameter"};
   case Diag::MissingBody:
-    return {L::Error, "fluxion: cannot generate derivatives of '%0': its body "
+    return {L::Error, "fluxion: cannot generate derivatives of %0: its body "
                       "is not defined in this translation unit"};
   case Diag::InternalError:
     return {L::Error, "fluxion: internal error while generating code (%0); "
                       "please report this with the input"};
   case Diag::NoteDifferentiating:
-    return {L::Note, "while differentiating '%0'"};
+    return {L::Note, "while differentiating %0"};
   case Diag::NoteCalledFrom:
-    return {L::Note, "'%0' is differentiated because it is called here"};
+    return {L::Note, "%0 is differentiated because it is called here"};
   }
   return {L::Error, "fluxion: unknown error"};
 }

@@ -422,7 +422,8 @@ TYPED_TEST(BinaryRules, ResolveByArgumentTypes) {
         std::is_same_v<decltype(fc::NAME##_vjp(A, B, R(1), &DA, &DB)), R>);    \
     static_assert(std::is_same_v<decltype(fc::NAME##_jvp(A, B, A, B)), R>);    \
     EXPECT_EQ(fc::NAME##_vjp(A, B, R(1), &DA, &DB), std::NAME(A, B)) << #NAME; \
-    EXPECT_EQ(fc::NAME##_jvp(A, B, X(1), Y(0)), R(DA)) << #NAME;               \
+    EXPECT_TRUE(close(fc::NAME##_jvp(A, B, X(1), Y(0)), DA, ulps<X>()))        \
+        << #NAME;                                                              \
   }
   CHECK_RESOLVES(atan2)
   CHECK_RESOLVES(hypot)
@@ -665,13 +666,13 @@ TYPED_TEST(NonDifferentiablePoints, PowAtZero) {
   using T = TypeParam;
   const T Inf = std::numeric_limits<T>::infinity();
   struct Case {
-    double X, Y, DX, DY;
+    long double X, Y, DX, DY;
   };
   // d/dy is 0 at x == 0 (not log(0) * 0 = NaN); d/dx is 0 for y == 0.
   for (Case C : {Case{0, 2, 0, 0}, Case{0, 1, 1, 0}, Case{0, 0, 0, 0},
-                 Case{0, 3.5, 0, 0}, Case{3, 0, 0, std::log(3.0)}}) {
-    SCOPED_TRACE("pow(" + std::to_string(C.X) + ", " + std::to_string(C.Y) +
-                 ")");
+                 Case{0, 3.5, 0, 0}, Case{3, 0, 0, std::log(3.0L)}}) {
+    SCOPED_TRACE("pow(" + std::to_string(static_cast<double>(C.X)) + ", " +
+                 std::to_string(static_cast<double>(C.Y)) + ")");
     T DX = 0, DY = 0;
     EXPECT_EQ(fc::pow_vjp(T(C.X), T(C.Y), T(1), &DX, &DY),
               std::pow(T(C.X), T(C.Y)));

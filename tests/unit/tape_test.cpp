@@ -1,0 +1,279 @@
+// Unit tests of fluxion::Tape<T> (runtime/include/fluxion/tape.hpp).
+
+#include <fluxion/tape.hpp>
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cstddef>
+#include <random>
+#include <thread>
+#include <type_traits>
+#include <vector>
+
+namespace {
+
+/// A value that differs between neighbouring indices (and is exact in float).
+template <class T> T valueAt(std::size_t I) {
+  if constexpr (std::is_same_v<T, bool>)
+    return ((I ^ (I >> 3)) & 1) != 0;
+  else
+    return static_cast<T>(I % 1000003);
+}
+
+template <class T> class TapeTest : public ::testing::Test {};
+using ElementTypes =
+    ::testing::Types<double, float, long double, int, bool, std::size_t>;
+TYPED_TEST_SUITE(TapeTest, ElementTypes);
+
+TYPED_TEST(TapeTest, StartsEmpty) {
+  fluxion::Tape<TypeParam> Tape;
+  EXPECT_TRUE(Tape.empty());
+  EXPECT_EQ(Tape.size(), 0u);
+  EXPECT_EQ(Tape.peakSize(), 0u);
+  EXPECT_EQ(Tape.capacityBytes(), 0u);
+}
+
+TYPED_TEST(TapeTest, PopsInLifoOrderAcrossManyChunks) {
+  using T = TypeParam;
+  constexpr std::size_t C = fluxion::Tape<T>::ChunkSize;
+  const std::size_t N = 5 * C + C / 2;
+  fluxion::Tape<T> Tape;
+  for (std::size_t I = 0; I < N; ++I) {
+    Tape.push(valueAt<T>(I));
+    ASSERT_EQ(Tape.size(), I + 1);
+    ASSERT_EQ(Tape.back(), valueAt<T>(I));
+  }
+  EXPECT_EQ(Tape.capacityBytes(), 6 * C * sizeof(T));
+  for (std::size_t I = N; I-- > 0;) {
+    ASSERT_FALSE(Tape.empty());
+    ASSERT_EQ(Tape.back(), valueAt<T>(I));
+    ASSERT_EQ(Tape.pop(), valueAt<T>(I)) << "element " << I;
+    ASSERT_EQ(Tape.size(), I);
+  }
+  EXPECT_TRUE(Tape.empty());
+  EXPECT_EQ(Tape.peakSize(), N);
+}
+
+TYPED_TEST(TapeTest, InterleavedPushAndPopAtChunkEdges) {
+  using T = TypeParam;
+  constexpr std::size_t C = fluxion::Tape<T>::ChunkSize;
+  fluxion::Tape<T> Tape;
+  std::vector<T> Model;
+  std::size_t Next = 0;
+  auto Push = [&] {
+    Tape.push(valueAt<T>(Next));
+    Model.push_back(valueAt<T>(Next));
+    ++Next;
+  };
+  auto Pop = [&] {
+    ASSERT_EQ(Tape.pop(), Model.back());
+    Model.pop_back();
+  };
+  auto Check = [&] {
+    ASSERT_EQ(Tape.size(), Model.size());
+    ASSERT_EQ(Tape.empty(), Model.empty());
+    if (!Model.empty()) {
+      ASSERT_EQ(Tape.back(), Model.back());
+    }
+  };
+  // Bounce across each of the first edges: up to one past, down to one
+  // before, up again, exactly to the edge, ...
+  for (std::size_t Edge = C; Edge <= 3 * C; Edge += C) {
+    while (Model.size() < Edge + 1)
+      Push();
+    Check();
+    for (int Round = 0; Round < 3; ++Round) {
+      Pop();
+      Pop();
+      Check(); // one before the edge
+      Push();
+      Check(); // exactly at the edge
+      Push();
+      Check(); // one past
+      Pop();
+      Check(); // at the edge again, on the way down
+    }
+  }
+  // A seeded random walk that stays near the edges.
+  std::mt19937 Rng(12345);
+  for (int Step = 0; Step < 200000; ++Step) {
+    bool Up = Model.empty() || (Rng() % 2 == 0);
+    if (Model.size() > 4 * C)
+      Up = false;
+    if (Up)
+      Push();
+    else
+      Pop();
+    if (Model.size() % C <= 1 || Model.size() % C == C - 1)
+      Check();
+  }
+  while (!Model.empty())
+    Pop();
+  Check();
+}
+
+TYPED_TEST(TapeTest, ClearKeepsTheChunksAndReuseAllocatesNothing) {
+  using T = TypeParam;
+  constexpr std::size_t C = fluxion::Tape<T>::ChunkSize;
+  const std::size_t N = 3 * C + 7;
+  fluxion::Tape<T> Tape;
+  for (std::size_t I = 0; I < N; ++I)
+    Tape.push(valueAt<T>(I));
+  const std::size_t Capacity = Tape.capacityBytes();
+  EXPECT_EQ(Capacity, 4 * C * sizeof(T));
+
+  Tape.clear();
+  EXPECT_TRUE(Tape.empty());
+  EXPECT_EQ(Tape.size(), 0u);
+  EXPECT_EQ(Tape.capacityBytes(), Capacity);
+  EXPECT_EQ(Tape.peakSize(), N);
+
+  // The same workload again, twice: no new chunk.
+  for (int Round = 0; Round < 2; ++Round) {
+    for (std::size_t I = 0; I < N; ++I) {
+      Tape.push(valueAt<T>(I + 1));
+      ASSERT_EQ(Tape.size(), I + 1);
+    }
+    EXPECT_EQ(Tape.capacityBytes(), Capacity);
+    for (std::size_t I = N; I-- > 0;)
+      ASSERT_EQ(Tape.pop(), valueAt<T>(I + 1));
+    EXPECT_TRUE(Tape.empty());
+    EXPECT_EQ(Tape.capacityBytes(), Capacity);
+  }
+
+  // clear() in the middle of a later chunk, then a partial reuse.
+  for (std::size_t I = 0; I < 2 * C + 3; ++I)
+    Tape.push(valueAt<T>(I));
+  Tape.clear();
+  Tape.push(valueAt<T>(42));
+  EXPECT_EQ(Tape.size(), 1u);
+  EXPECT_EQ(Tape.back(), valueAt<T>(42));
+  EXPECT_EQ(Tape.pop(), valueAt<T>(42));
+  EXPECT_TRUE(Tape.empty());
+  EXPECT_EQ(Tape.capacityBytes(), Capacity);
+}
+
+TYPED_TEST(TapeTest, PeakSize) {
+  using T = TypeParam;
+  constexpr std::size_t C = fluxion::Tape<T>::ChunkSize;
+  fluxion::Tape<T> Tape;
+  // A peak inside the first chunk, then lower.
+  for (std::size_t I = 0; I < 10; ++I)
+    Tape.push(valueAt<T>(I));
+  for (std::size_t I = 0; I < 10; ++I)
+    Tape.pop();
+  EXPECT_EQ(Tape.peakSize(), 10u);
+  for (std::size_t I = 0; I < 5; ++I)
+    Tape.push(valueAt<T>(I));
+  EXPECT_EQ(Tape.peakSize(), 10u);
+
+  // A peak inside a later chunk, left by popping back across an edge.
+  while (Tape.size() < 2 * C + 17)
+    Tape.push(valueAt<T>(Tape.size()));
+  while (Tape.size() > C - 3)
+    Tape.pop();
+  EXPECT_EQ(Tape.peakSize(), 2 * C + 17);
+  Tape.push(valueAt<T>(0));
+  EXPECT_EQ(Tape.peakSize(), 2 * C + 17);
+
+  // Exactly a full chunk.
+  Tape.resetPeak();
+  EXPECT_EQ(Tape.peakSize(), C - 2);
+  while (Tape.size() < C)
+    Tape.push(valueAt<T>(Tape.size()));
+  Tape.pop();
+  EXPECT_EQ(Tape.peakSize(), C);
+
+  // clear() keeps the peak; resetPeak() forgets it.
+  Tape.clear();
+  EXPECT_EQ(Tape.peakSize(), C);
+  Tape.resetPeak();
+  EXPECT_EQ(Tape.peakSize(), 0u);
+  Tape.push(valueAt<T>(1));
+  Tape.push(valueAt<T>(2));
+  Tape.pop();
+  EXPECT_EQ(Tape.peakSize(), 2u);
+}
+
+TYPED_TEST(TapeTest, ReleaseReturnsTheChunksAndTheTapeStillWorks) {
+  using T = TypeParam;
+  constexpr std::size_t C = fluxion::Tape<T>::ChunkSize;
+  fluxion::Tape<T> Tape;
+  for (std::size_t I = 0; I < 2 * C + 1; ++I)
+    Tape.push(valueAt<T>(I));
+  Tape.release();
+  EXPECT_EQ(Tape.capacityBytes(), 0u);
+  EXPECT_EQ(Tape.size(), 0u);
+  EXPECT_TRUE(Tape.empty());
+  for (std::size_t I = 0; I < C + 1; ++I)
+    Tape.push(valueAt<T>(I + 5));
+  EXPECT_EQ(Tape.size(), C + 1);
+  EXPECT_EQ(Tape.capacityBytes(), 2 * C * sizeof(T));
+  for (std::size_t I = C + 1; I-- > 0;)
+    ASSERT_EQ(Tape.pop(), valueAt<T>(I + 5));
+  EXPECT_TRUE(Tape.empty());
+  Tape.release();
+  Tape.release(); // twice is fine
+  EXPECT_EQ(Tape.capacityBytes(), 0u);
+}
+
+TEST(TapeChunks, AreSixteenKiB) {
+  EXPECT_EQ(fluxion::Tape<double>::ChunkSize, 2048u);
+  EXPECT_EQ(fluxion::Tape<float>::ChunkSize, 4096u);
+  EXPECT_EQ(fluxion::Tape<bool>::ChunkSize, 16384u);
+  struct Big {
+    char Bytes[20000];
+  };
+  EXPECT_EQ(fluxion::Tape<Big>::ChunkSize, 1u);
+}
+
+TEST(TapeAccessor, IsOneTapePerTypeAndThread) {
+  EXPECT_EQ(&fluxion::tape<double>(), &fluxion::tape<double>());
+  EXPECT_NE(static_cast<void *>(&fluxion::tape<double>()),
+            static_cast<void *>(&fluxion::tape<float>()));
+
+  fluxion::Tape<double> &Main = fluxion::tape<double>();
+  Main.push(-1.0);
+  const void *MainAddress = &Main;
+
+  constexpr std::size_t C = fluxion::Tape<double>::ChunkSize;
+  std::atomic<int> Ready{0};
+  std::atomic<bool> Failed{false};
+  const void *Addresses[2] = {nullptr, nullptr};
+  auto Worker = [&](int Id) {
+    fluxion::Tape<double> &Mine = fluxion::tape<double>();
+    Addresses[Id] = &Mine;
+    if (!Mine.empty())
+      Failed = true;
+    // Start together so that the two threads really overlap.
+    ++Ready;
+    while (Ready.load() < 2)
+      std::this_thread::yield();
+    for (int Round = 0; Round < 20; ++Round) {
+      std::size_t N = 3 * C + static_cast<std::size_t>(Round * 37 + Id);
+      for (std::size_t I = 0; I < N; ++I)
+        Mine.push(Id * 1e7 + static_cast<double>(I));
+      if (Mine.size() != N)
+        Failed = true;
+      for (std::size_t I = N; I-- > 0;)
+        if (Mine.pop() != Id * 1e7 + static_cast<double>(I))
+          Failed = true;
+      if (!Mine.empty())
+        Failed = true;
+    }
+  };
+  std::thread A(Worker, 0), B(Worker, 1);
+  A.join();
+  B.join();
+
+  EXPECT_FALSE(Failed.load());
+  EXPECT_NE(Addresses[0], Addresses[1]);
+  EXPECT_NE(Addresses[0], MainAddress);
+  EXPECT_NE(Addresses[1], MainAddress);
+  ASSERT_EQ(Main.size(), 1u);
+  EXPECT_EQ(Main.pop(), -1.0);
+  EXPECT_TRUE(Main.empty());
+}
+
+} // namespace
