@@ -73,8 +73,12 @@ static DiagInfo info(Diag Kind) {
   return {L::Error, "fluxion: unknown error"};
 }
 
+unsigned DiagReporter::FluxionErrors = 0;
+
 DiagnosticBuilder DiagReporter::report(SourceLocation Loc, Diag Kind) {
   DiagInfo I = info(Kind);
+  if (I.Level == DiagnosticsEngine::Error)
+    ++FluxionErrors;
   // Custom IDs are keyed by their format string: one per text.
   unsigned ID = Engine.getDiagnosticIDs()->getCustomDiagID(
       static_cast<DiagnosticIDs::Level>(I.Level), I.Text);

@@ -434,6 +434,8 @@ void Differentiator::publish(FunctionDecl *FD) {
 
 void Differentiator::defineUser(UserEntry &E, FunctionDecl *Def) {
   E.Defined = true;
+  if (Def->isInvalidDecl() || Diags.clangReportedErrors())
+    return;
   Current = Def;
   // A custom derivative of the annotated function itself takes precedence.
   if (FunctionDecl *Custom = findCustom(Def, "_vjp", E.Loc)) {
@@ -507,6 +509,8 @@ void Differentiator::defineUser(UserEntry &E, FunctionDecl *Def) {
 
 void Differentiator::defineSplit(SplitEntry &E, FunctionDecl *Def) {
   E.Defined = true;
+  if (Def->isInvalidDecl() || Diags.clangReportedErrors())
+    return;
   FunctionDecl *Saved = Current;
   Current = Def;
   auto D = differentiate(

@@ -80,6 +80,11 @@ ExprP FunctionLowering::lowerLiteral(const clang::Expr *E) {
 }
 
 ExprP FunctionLowering::lowerExpr(const clang::Expr *E, Block &Pre) {
+  // Clang has already reported errors in this expression: add nothing.
+  if (E->containsErrors()) {
+    HadClangErrors = true;
+    return nullptr;
+  }
   E = E->IgnoreParens();
   switch (E->getStmtClass()) {
   case clang::Stmt::FloatingLiteralClass:

@@ -214,8 +214,13 @@ bool FunctionLowering::lowerDecl(const DeclStmt *S, Block &Out) {
                         T.getUnqualifiedType(), const_cast<VarDecl *>(VD));
     Vars[VD] = V;
     F->Locals.push_back(V);
-    if (const Expr *Init = VD->getInit())
+    if (const Expr *Init = VD->getInit()) {
+      size_t First = Out.size();
       OK &= lowerVarInit(V, Init, Out);
+      for (size_t I = First; I < Out.size(); ++I)
+        if (Out[I]->K == StmtKind::Assign && Out[I]->LHS->rootVar() == V)
+          Out[I]->IsInit = true;
+    }
   }
   return OK;
 }

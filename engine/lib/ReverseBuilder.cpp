@@ -205,7 +205,9 @@ static bool mentions(const Expr &E, const Var *V) {
 bool ReverseBuilder::assignment(const ir::Stmt &S, Sweeps &Out) {
   Var *Root = S.LHS->rootVar();
   Block Restore;
-  if (needsRecording(Root)) {
+  // A declaration's initialiser outside loops overwrites nothing readable.
+  bool FirstWrite = S.IsInit && LoopDepth == 0;
+  if (!FirstWrite && needsRecording(Root)) {
     if (auto Inverse = inverseIncrement(S))
       Restore.push_back(assign(
           S.LHS, binary(*Inverse, S.LHS, S.RHS->Ops[1], S.LHS->Ty)));
@@ -213,6 +215,7 @@ bool ReverseBuilder::assignment(const ir::Stmt &S, Sweeps &Out) {
       record(S.LHS, Out, Restore);
   }
   Out.Fwd.push_back(assign(S.LHS, S.RHS, S.Op, S.Loc));
+  Out.Fwd.back()->IsInit = S.IsInit;
   for (StmtP &R : Restore)
     Out.Rev.push_back(std::move(R));
 
@@ -372,8 +375,10 @@ bool ReverseBuilder::ifStmt(const ir::Stmt &S, Sweeps &Out) {
 
 bool ReverseBuilder::loop(const ir::Stmt &S, Sweeps &Out) {
   Sweeps Body;
+  ++LoopDepth;
   bool OK = stmts(S.body(), Body);
   OK &= stmts(S.inc(), Body);
+  --LoopDepth;
   auto L = std::make_unique<ir::Stmt>(StmtKind::Loop, S.Loc);
   L->TestFirst = S.TestFirst;
   L->Cond = S.Cond;

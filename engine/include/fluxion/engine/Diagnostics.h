@@ -39,9 +39,16 @@ public:
   clang::DiagnosticBuilder report(clang::SourceLocation Loc, Diag Kind);
   clang::DiagnosticsEngine &engine() { return Engine; }
   bool hasErrors() const { return Engine.hasErrorOccurred(); }
+  /// True if Clang itself (not Fluxion) reported errors: the code is not
+  /// valid C++, and differentiating it would only add noise.
+  bool clangReportedErrors() const {
+    return Engine.getNumErrors() > FluxionErrors;
+  }
 
 private:
   clang::DiagnosticsEngine &Engine;
+  /// Errors reported through any DiagReporter (one compilation per process).
+  static unsigned FluxionErrors;
 };
 
 } // namespace fluxion

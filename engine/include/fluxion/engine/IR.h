@@ -122,6 +122,9 @@ struct Stmt {
   ExprP Cond; ///< If/Loop condition, Switch subject, Repeat count
   Block Then, Else;  ///< If; Loop uses Then as body and Else as Inc
   bool TestFirst = true;
+  /// Assign: the initialiser of a declaration (the variable held nothing the
+  /// program could read before it).
+  bool IsInit = false;
   std::vector<SwitchSection> Sections;
 
   Stmt(StmtKind K, clang::SourceLocation Loc = {}) : K(K), Loc(Loc) {}

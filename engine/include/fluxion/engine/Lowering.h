@@ -85,7 +85,7 @@ private:
   std::unique_ptr<ir::Function> F;
   llvm::DenseMap<const clang::VarDecl *, ir::Var *> Vars;
   ir::Var *ReturnVar = nullptr;
-  unsigned TempCount = 0;
+  bool HadClangErrors = false;
 };
 
 /// True if the type is one the engine differentiates (float, double,

@@ -110,6 +110,7 @@ private:
   llvm::DenseSet<const ir::Var *> Needed;
   /// Variables this builder created (adjoints, temporaries, counters).
   llvm::DenseSet<const ir::Var *> Generated;
+  unsigned LoopDepth = 0;
 };
 
 } // namespace fluxion
