@@ -20,5 +20,5 @@ function(fluxion_add_plugin_executable name)
   add_dependencies(${name} FluxionPlugin)
   # Rebuild the program whenever the plugin changes.
   set_property(SOURCE ${ARG_SOURCES} APPEND PROPERTY
-    OBJECT_DEPENDS "$<TARGET_FILE:FluxionPlugin>")
+    OBJECT_DEPENDS "${CMAKE_BINARY_DIR}/lib/FluxionPlugin.so")
 endfunction()

@@ -62,6 +62,10 @@ static DiagInfo info(Diag Kind) {
   case Diag::MissingBody:
     return {L::Error, "fluxion: cannot generate derivatives of %0: its body "
                       "is not defined in this translation unit"};
+  case Diag::OverwrittenMemory:
+    return {L::Error, "fluxion: cannot differentiate call to %0: it overwrites "
+                      "memory of '%1' whose earlier values the derivative "
+                      "still needs; pass a local copy to the call"};
   case Diag::InternalError:
     return {L::Error, "fluxion: internal error while generating code (%0); "
                       "please report this with the input"};

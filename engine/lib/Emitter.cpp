@@ -231,6 +231,8 @@ Expr *Emitter::expr(const ir::Expr &E) {
     Expr *Sub = expr(*E.Ops[0]);
     if (!Sub)
       return nullptr;
+    if (E.Ty->isPointerType()) // array-to-pointer decay: implicit in C++
+      return Sub;
     if (isa<BinaryOperator, ConditionalOperator>(Sub->IgnoreImpCasts()))
       Sub = new (Ctx) ParenExpr(Loc, Loc, Sub);
     ExprResult R = S.BuildCStyleCastExpr(

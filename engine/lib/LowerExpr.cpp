@@ -183,9 +183,14 @@ ExprP FunctionLowering::lowerDeclRef(const DeclRefExpr *E) {
 
 ExprP FunctionLowering::lowerCast(const CastExpr *E, Block &Pre) {
   switch (E->getCastKind()) {
+  case CK_ArrayToPointerDecay: {
+    // Kept as a conversion to the pointer type, so that an array passed to
+    // a call looks like the pointer the callee receives.
+    ExprP Sub = lowerExpr(E->getSubExpr(), Pre);
+    return Sub ? ir::cast(E->getType(), Sub) : nullptr;
+  }
   case CK_LValueToRValue:
   case CK_NoOp:
-  case CK_ArrayToPointerDecay:
   case CK_FunctionToPointerDecay:
   case CK_UncheckedDerivedToBase:
     return lowerExpr(E->getSubExpr(), Pre);

@@ -26,6 +26,7 @@ std::optional<AdjointParts> ReverseBuilder::build() {
   size_t Storage = F.Storage.size(), Locals = F.Locals.size();
   auto SavedAdjoints = Adjoints;
   for (unsigned Round = 0;; ++Round) {
+    Touched.clear();
     Sweeps S;
     if (!stmts(F.Body, S))
       return std::nullopt;
@@ -112,6 +113,24 @@ void ReverseBuilder::record(const ExprP &LV, Sweeps &Out, Block &Restore) {
   Restore.push_back(assign(LV, pop(Tape)));
 }
 
+void ReverseBuilder::noteTouched(const ir::Stmt &S) {
+  auto Note = [&](const Expr &E) {
+    if (E.K == ExprKind::VarRef)
+      Touched.insert(E.V);
+  };
+  for (const ExprP *E : {&S.LHS, &S.RHS, &S.Cond})
+    if (*E)
+      forEachExpr(**E, Note);
+  forEachExpr(S.Then, Note);
+  forEachExpr(S.Else, Note);
+}
+
+bool ReverseBuilder::firstTouch(const Var *V) const {
+  // Outside loops, before any statement that mentions V, V holds only what
+  // it held on entry, which no statement before this one reads.
+  return LoopDepth == 0 && V && !Touched.count(V);
+}
+
 bool ReverseBuilder::recomputable(const Expr &Cond) const {
   bool OK = true;
   forEachExpr(Cond, [&](const Expr &E) {
@@ -133,6 +152,7 @@ bool ReverseBuilder::stmts(const Block &B, Sweeps &Out) {
   for (const StmtP &S : B) {
     Sweeps Sub;
     OK &= stmt(*S, Sub);
+    noteTouched(*S);
     for (StmtP &FS : Sub.Fwd)
       Out.Fwd.push_back(std::move(FS));
     Parts.push_back(std::move(Sub.Rev));
@@ -193,7 +213,15 @@ static std::optional<BinaryOperatorKind> inverseIncrement(const ir::Stmt &S) {
   return R.BOp == BO_Add ? BO_Sub : BO_Add;
 }
 
-static bool mentions(const Expr &E, const Var *V) {
+/// True if E reads V. With SkipRoot, the root of the lvalue E itself does
+/// not count (v in v[i], as opposed to v[v[0]]).
+static bool mentions(const Expr &E, const Var *V, bool SkipRoot = false) {
+  if (SkipRoot) {
+    if (E.K == ExprKind::Index)
+      return mentions(*E.Ops[0], V, true) || mentions(*E.Ops[1], V);
+    if (E.K == ExprKind::VarRef || E.K == ExprKind::Cast)
+      return E.K == ExprKind::Cast && mentions(*E.Ops[0], V, true);
+  }
   bool Found = false;
   forEachExpr(E, [&](const Expr &Sub) {
     if (Sub.K == ExprKind::VarRef && Sub.V == V)
@@ -206,7 +234,10 @@ bool ReverseBuilder::assignment(const ir::Stmt &S, Sweeps &Out) {
   Var *Root = S.LHS->rootVar();
   Block Restore;
   // A declaration's initialiser outside loops overwrites nothing readable.
-  bool FirstWrite = S.IsInit && LoopDepth == 0;
+  bool FirstWrite =
+      (S.IsInit && LoopDepth == 0) ||
+      (firstTouch(Root) && !mentions(*S.RHS, Root) && !mentions(*S.LHS, Root,
+                                                                /*Skip=*/true));
   if (!FirstWrite && needsRecording(Root)) {
     if (auto Inverse = inverseIncrement(S))
       Restore.push_back(assign(
@@ -258,24 +289,23 @@ bool ReverseBuilder::assignment(const ir::Stmt &S, Sweeps &Out) {
 bool ReverseBuilder::callSite(const ir::Stmt &S, Sweeps &Out) {
   const Expr &C = *S.RHS;
   ExprP LHS = S.K == StmtKind::Assign ? S.LHS : nullptr;
-  Block Restore;
-  if (LHS && needsRecording(LHS->rootVar()))
-    record(LHS, Out, Restore);
+  // The callee's forward records come after the memory records below, so
+  // the callee's backward call must run before those are restored; the
+  // result's old value is recorded after the call for the same reason.
+  Block Restore, RestoreResult;
+  bool RecordResult = LHS && needsRecording(LHS->rootVar());
   // Memory the callee may overwrite that our reverse sweep still reads.
   for (const ExprP &A : C.Ops) {
     if (!A->Ty->isPointerType() || A->Ty->getPointeeType().isConstQualified())
       continue;
     Var *Root = A->rootVar();
-    if (!needsRecording(Root))
+    if (!needsRecording(Root) || firstTouch(Root))
       continue;
     if (Root->isArray() || A->K == ExprKind::AddrOf) {
       record(ref(Root), Out, Restore);
       continue;
     }
-    Diags.report(C.Loc, Diag::UnsupportedExpr)
-        << ("call that overwrites memory of '" + Root->Name +
-            "' whose old values the derivative needs; copy it to a local "
-            "array first");
+    Diags.report(C.Loc, Diag::OverwrittenMemory) << C.Callee << Root->Name;
     return false;
   }
 
@@ -288,9 +318,26 @@ bool ReverseBuilder::callSite(const ir::Stmt &S, Sweeps &Out) {
   bool ResultActive = LHS && LHS->rootVar() &&
                       Activity.isActive(LHS->rootVar()) &&
                       isDifferentiableScalar(LHS->Ty);
+  // Emits `LHS = Value`, recording LHS's old value first if needed.
+  auto Store = [&](ExprP Value) {
+    if (!LHS) {
+      Out.Fwd.push_back(eval(Value, S.Loc));
+      return;
+    }
+    if (RecordResult) {
+      Var *T = temp("_call", LHS->Ty);
+      T->K = Var::Kind::Local;
+      F.Locals.push_back(T);
+      Out.Fwd.push_back(assign(ref(T), Value, BO_Assign, S.Loc));
+      Value = ref(T);
+      record(LHS, Out, RestoreResult);
+    }
+    Out.Fwd.push_back(assign(LHS, Value, BO_Assign, S.Loc));
+  };
   if (!AnyActive) {
-    Out.Fwd.push_back(LHS ? assign(LHS, S.RHS, BO_Assign, S.Loc)
-                          : eval(S.RHS, S.Loc));
+    Store(S.RHS);
+    for (StmtP &R : RestoreResult)
+      Out.Rev.push_back(std::move(R));
     for (StmtP &R : Restore)
       Out.Rev.push_back(std::move(R));
     if (ResultActive)
@@ -301,12 +348,10 @@ bool ReverseBuilder::callSite(const ir::Stmt &S, Sweeps &Out) {
   std::optional<CallDerivative> D = Oracle.reverseOf(C, ArgActive);
   if (!D)
     return false;
-  ExprP FwdCall = call(D->Forward, C.Ops, C.Ty, C.Loc);
-  Out.Fwd.push_back(LHS ? assign(LHS, FwdCall, BO_Assign, S.Loc)
-                        : eval(FwdCall, S.Loc));
+  Store(call(D->Forward, C.Ops, C.Ty, C.Loc));
 
   Block &Rev = Out.Rev;
-  for (StmtP &R : Restore)
+  for (StmtP &R : RestoreResult)
     Rev.push_back(std::move(R));
   llvm::SmallVector<ExprP, 8> Args(C.Ops.begin(), C.Ops.end());
   if (hasSeed(C.Callee)) {
@@ -345,6 +390,8 @@ bool ReverseBuilder::callSite(const ir::Stmt &S, Sweeps &Out) {
   Rev.push_back(eval(call(D->Reverse, Args, Ctx.VoidTy, C.Loc), C.Loc));
   for (StmtP &A : After)
     Rev.push_back(std::move(A));
+  for (StmtP &R : Restore)
+    Rev.push_back(std::move(R));
   return true;
 }
 

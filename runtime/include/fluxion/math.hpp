@@ -368,17 +368,17 @@ template <class R> inline R copysign_dy(R, R, R) { return R(0); }
   inline detail::Promoted<X, Y> NAME##_vjp(                                    \
       X x, Y y, detail::Promoted<X, Y> seed, X *d_x, Y *d_y) {                 \
     using R = detail::Promoted<X, Y>;                                          \
-    R v = std::NAME(x, y);                                                     \
-    *d_x += static_cast<X>(seed * detail::NAME##_dx<R>(x, y, v));              \
-    *d_y += static_cast<Y>(seed * detail::NAME##_dy<R>(x, y, v));              \
+    R v = std::NAME(x, y), rx = static_cast<R>(x), ry = static_cast<R>(y);     \
+    *d_x += static_cast<X>(seed * detail::NAME##_dx(rx, ry, v));               \
+    *d_y += static_cast<Y>(seed * detail::NAME##_dy(rx, ry, v));               \
     return v;                                                                  \
   }                                                                            \
   template <class X, class Y, detail::IfFloat<X, Y> = 0>                       \
   inline detail::Promoted<X, Y> NAME##_jvp(X x, Y y, X t_x, Y t_y) {           \
     using R = detail::Promoted<X, Y>;                                          \
-    R v = std::NAME(x, y);                                                     \
-    return detail::NAME##_dx<R>(x, y, v) * t_x +                               \
-           detail::NAME##_dy<R>(x, y, v) * t_y;                                \
+    R v = std::NAME(x, y), rx = static_cast<R>(x), ry = static_cast<R>(y);     \
+    return detail::NAME##_dx(rx, ry, v) * static_cast<R>(t_x) +                \
+           detail::NAME##_dy(rx, ry, v) * static_cast<R>(t_y);                 \
   }                                                                            \
   template <class X, class I, detail::IfFloatInt<X, I> = 0>                    \
   inline detail::Promoted<X, I> NAME##_vjp(                                    \
@@ -386,14 +386,15 @@ template <class R> inline R copysign_dy(R, R, R) { return R(0); }
     using R = detail::Promoted<X, I>;                                          \
     R v = std::NAME(x, y);                                                     \
     *d_x += static_cast<X>(                                                    \
-        seed * detail::NAME##_dx<R>(x, static_cast<R>(y), v));                 \
+        seed * detail::NAME##_dx(static_cast<R>(x), static_cast<R>(y), v));    \
     return v;                                                                  \
   }                                                                            \
   template <class X, class I, detail::IfFloatInt<X, I> = 0>                    \
   inline detail::Promoted<X, I> NAME##_jvp(X x, I y, X t_x) {                  \
     using R = detail::Promoted<X, I>;                                          \
     R v = std::NAME(x, y);                                                     \
-    return detail::NAME##_dx<R>(x, static_cast<R>(y), v) * t_x;                \
+    return detail::NAME##_dx(static_cast<R>(x), static_cast<R>(y), v) *        \
+           static_cast<R>(t_x);                                                \
   }                                                                            \
   template <class I, class Y, detail::IfIntFloat<I, Y> = 0>                    \
   inline detail::Promoted<I, Y> NAME##_vjp(                                    \
@@ -401,14 +402,15 @@ template <class R> inline R copysign_dy(R, R, R) { return R(0); }
     using R = detail::Promoted<I, Y>;                                          \
     R v = std::NAME(x, y);                                                     \
     *d_y += static_cast<Y>(                                                    \
-        seed * detail::NAME##_dy<R>(static_cast<R>(x), y, v));                 \
+        seed * detail::NAME##_dy(static_cast<R>(x), static_cast<R>(y), v));    \
     return v;                                                                  \
   }                                                                            \
   template <class I, class Y, detail::IfIntFloat<I, Y> = 0>                    \
   inline detail::Promoted<I, Y> NAME##_jvp(I x, Y y, Y t_y) {                  \
     using R = detail::Promoted<I, Y>;                                          \
     R v = std::NAME(x, y);                                                     \
-    return detail::NAME##_dy<R>(static_cast<R>(x), y, v) * t_y;                \
+    return detail::NAME##_dy(static_cast<R>(x), static_cast<R>(y), v) *        \
+           static_cast<R>(t_y);                                                \
   }
 
 FLUXION_BINARY_RULE(atan2)
@@ -429,15 +431,17 @@ template <class X, class Y, class Z, detail::IfFloat<X, Y, Z> = 0>
 inline detail::Promoted<X, Y, Z> fma_vjp(X x, Y y, Z z,
                                          detail::Promoted<X, Y, Z> seed,
                                          X *d_x, Y *d_y, Z *d_z) {
-  *d_x += static_cast<X>(seed * y);
-  *d_y += static_cast<Y>(seed * x);
+  using R = detail::Promoted<X, Y, Z>;
+  *d_x += static_cast<X>(seed * static_cast<R>(y));
+  *d_y += static_cast<Y>(seed * static_cast<R>(x));
   *d_z += static_cast<Z>(seed);
   return std::fma(x, y, z);
 }
 template <class X, class Y, class Z, detail::IfFloat<X, Y, Z> = 0>
 inline detail::Promoted<X, Y, Z> fma_jvp(X x, Y y, Z, X t_x, Y t_y, Z t_z) {
   using R = detail::Promoted<X, Y, Z>;
-  return static_cast<R>(y) * t_x + static_cast<R>(x) * t_y + t_z;
+  return static_cast<R>(y) * static_cast<R>(t_x) +
+         static_cast<R>(x) * static_cast<R>(t_y) + static_cast<R>(t_z);
 }
 
 //===----------------------------------------------------------------------===//

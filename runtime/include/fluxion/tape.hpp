@@ -47,6 +47,18 @@ public:
     return *--Top;
   }
 
+  /// Pushes N consecutive values (a whole local array); pop_array restores
+  /// them in place.
+  void push_array(const T *Values, std::size_t N) {
+    for (std::size_t I = 0; I < N; ++I)
+      push(Values[I]);
+  }
+
+  void pop_array(T *Values, std::size_t N) {
+    for (std::size_t I = N; I > 0; --I)
+      Values[I - 1] = pop();
+  }
+
   /// The most recently pushed element.
   const T &back() const {
     if (Top == Begin) {

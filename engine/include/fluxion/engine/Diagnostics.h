@@ -27,6 +27,7 @@ enum class Diag {
   TemplateNotSupported, ///< %0: attribute
   StaticLocal,          ///< %0: variable
   MissingBody,          ///< %0: function
+  OverwrittenMemory,    ///< %0: callee, %1: variable
   InternalError,        ///< %0: detail
   NoteDifferentiating,  ///< note: %0: function
   NoteCalledFrom,       ///< note: %0: function

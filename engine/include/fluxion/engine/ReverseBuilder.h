@@ -97,6 +97,11 @@ private:
   void record(const ir::ExprP &LV, Sweeps &Out, ir::Block &Restore);
   bool needsRecording(const ir::Var *V) const;
   bool recomputable(const ir::Expr &Cond) const;
+  /// Records the variables statement S mentions (in forward order).
+  void noteTouched(const ir::Stmt &S);
+  /// True if no statement so far mentioned V and we are outside loops: an
+  /// overwrite of V destroys nothing the reverse sweep reads.
+  bool firstTouch(const ir::Var *V) const;
 
   ir::Function &F;
   clang::ASTContext &Ctx;
@@ -111,6 +116,7 @@ private:
   /// Variables this builder created (adjoints, temporaries, counters).
   llvm::DenseSet<const ir::Var *> Generated;
   unsigned LoopDepth = 0;
+  llvm::DenseSet<const ir::Var *> Touched;
 };
 
 } // namespace fluxion

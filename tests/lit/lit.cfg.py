@@ -1,0 +1,64 @@
+# -*- Python -*-
+# lit configuration of Fluxion's compiler-output tests (diagnostics, shape of
+# the generated code, compile-link-run through the driver).
+#
+# Run through CMake:   ctest -R fluxion_lit   (or: ninja check-fluxion-lit)
+# Run by hand:         python3 /usr/lib/llvm-19/build/utils/lit/lit.py -sv tests/lit
+# By hand, the paths come from <build>/tests/lit/lit.site.cfg.py, where
+# <build> is ./build next to the sources unless given with
+#   --param fluxion_site_config=/path/to/lit.site.cfg.py
+# or the environment variable FLUXION_LIT_SITE_CONFIG.
+import os
+import shlex
+
+import lit.formats
+
+config.name = "Fluxion"
+config.test_format = lit.formats.ShTest(execute_external=False)
+config.suffixes = [".cpp"]
+config.excludes = ["Inputs"]
+config.test_source_root = os.path.dirname(os.path.abspath(__file__))
+
+if not hasattr(config, "fluxion_plugin"):
+    site = lit_config.params.get("fluxion_site_config") or os.environ.get(
+        "FLUXION_LIT_SITE_CONFIG")
+    if not site:
+        site = os.path.join(config.test_source_root, "..", "..", "build",
+                            "tests", "lit", "lit.site.cfg.py")
+    site = os.path.abspath(site)
+    if not os.path.isfile(site):
+        lit_config.fatal(
+            "no lit.site.cfg.py at %s: configure the project with CMake "
+            "(it writes <build>/tests/lit/lit.site.cfg.py), or pass "
+            "--param fluxion_site_config=<path>" % site)
+    config.fluxion_loading_site = True
+    lit_config.load_config(config, site)
+    config.fluxion_loading_site = False
+
+# Temporary files (%t) go to the build tree, never next to the sources.
+config.test_exec_root = config.fluxion_lit_obj_root
+
+for what, path in (("plugin", config.fluxion_plugin),
+                   ("clang++", config.fluxion_clangxx)):
+    if not os.path.exists(path):
+        lit_config.fatal("%s not found at %s (build the FluxionPlugin target "
+                         "first: ninja -C <build> FluxionPlugin)" % (what, path))
+filecheck = os.path.join(config.llvm_tools_dir, "FileCheck")
+if not os.path.exists(filecheck):
+    lit_config.fatal("FileCheck not found at %s" % filecheck)
+
+# Tools of the matching LLVM (FileCheck, not) come first on PATH.
+config.environment["PATH"] = os.pathsep.join(
+    [config.llvm_tools_dir, config.environment.get("PATH", "")])
+# Diagnostics must not depend on the terminal or the user's locale.
+config.environment["LC_ALL"] = "C"
+for var in ("CPLUS_INCLUDE_PATH", "CPATH", "CCC_OVERRIDE_OPTIONS"):
+    config.environment.pop(var, None)
+
+q = shlex.quote
+clangxx = "%s -std=c++17 -fno-color-diagnostics -I%s" % (
+    q(config.fluxion_clangxx), q(config.fluxion_include_dir))
+config.substitutions.append(("%clangxx", clangxx))
+config.substitutions.append(("%fluxion", "-fplugin=" + q(config.fluxion_plugin)))
+config.substitutions.append(("%FileCheck", q(filecheck)))
+config.substitutions.append(("%not", q(os.path.join(config.llvm_tools_dir, "not"))))
