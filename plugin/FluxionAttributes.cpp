@@ -67,6 +67,7 @@ struct GradAttrInfo : public ParsedAttrInfo {
         return AttributeNotApplied;
       }
       A.Params.push_back(SL->getString().str());
+      A.ParamLocs.push_back(SL->getBeginLoc());
     }
     // The parameter list is kept in the annotation's text, e.g.
     // "fluxion::grad(x,w)", so that it needs no expressions CodeGen would

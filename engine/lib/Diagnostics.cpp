@@ -16,7 +16,7 @@ static DiagInfo info(Diag Kind) {
   using L = DiagnosticsEngine::Level;
   switch (Kind) {
   case Diag::UnsupportedStmt:
-    return {L::Error, "fluxion: cannot differentiate through a '%0' statement; "
+    return {L::Error, "fluxion: cannot differentiate through this '%0' statement; "
                       "restructure the code or move it into a function with a "
                       "custom derivative (fluxion::custom::..._vjp)"};
   case Diag::UnsupportedExpr:

@@ -173,7 +173,10 @@ bool Differentiator::checkAnnotation(FunctionDecl *FD, const Annotation &A,
       Active[I] = true;
     }
     if (!Found) {
-      Diags.report(A.Loc, Diag::UnknownParam) << Name << FD;
+      size_t Index = &Name - A.Params.data();
+      SourceLocation Loc =
+          Index < A.ParamLocs.size() ? A.ParamLocs[Index] : A.Loc;
+      Diags.report(Loc, Diag::UnknownParam) << Name << FD;
       return false;
     }
   }
@@ -181,6 +184,8 @@ bool Differentiator::checkAnnotation(FunctionDecl *FD, const Annotation &A,
 }
 
 void Differentiator::annotate(FunctionDecl *FD, const Annotation &A) {
+  if (findUser(FD)) // the same attribute written twice
+    return;
   // A redeclaration of an annotated function: the derivatives exist.
   LookupResult Prev(S, FD->getDeclName(), FD->getLocation(),
                     Sema::LookupOrdinaryName);
@@ -305,8 +310,6 @@ Differentiator::reverseOf(const ir::Expr &Call, llvm::ArrayRef<bool> ArgActive) 
     auto E = std::make_unique<SplitEntry>();
     E->Callee = Callee;
     E->Active = Active;
-    E->FirstUse = Call.Loc;
-    E->UsedFrom = Current;
     std::string Suffix;
     if (!All)
       for (unsigned I = 0; I < Active.size(); ++I)
@@ -325,6 +328,10 @@ Differentiator::reverseOf(const ir::Expr &Call, llvm::ArrayRef<bool> ArgActive) 
     SplitOrder.push_back(E.get());
     It = Splits.emplace(Key, std::move(E)).first;
   }
+  // The builder may ask again for the same call (to-be-recorded rounds).
+  auto Use = std::make_pair(Call.Loc, Current);
+  if (!llvm::is_contained(It->second->Uses, Use))
+    It->second->Uses.push_back(Use);
   CallDerivative D;
   D.Forward = It->second->Fwd;
   D.Reverse = It->second->Bwd;
@@ -466,7 +473,7 @@ void Differentiator::defineUser(UserEntry &E, FunctionDecl *Def) {
   } else {
     auto D = differentiate(Def, E.Active, Ctx, Diags, *this, nullptr);
     if (!D) {
-      Diags.report(Def->getLocation(), Diag::NoteDifferentiating) << Def;
+      explain(Def);
       Current = nullptr;
       return;
     }
@@ -530,7 +537,7 @@ void Differentiator::defineSplit(SplitEntry &E, FunctionDecl *Def) {
       });
   Current = Saved;
   if (!D) {
-    Diags.report(E.FirstUse, Diag::NoteCalledFrom) << Def;
+    explain(Def);
     return;
   }
   EmitRequest Fwd;
@@ -550,6 +557,25 @@ void Differentiator::defineSplit(SplitEntry &E, FunctionDecl *Def) {
   Emitter Emit2(S, Diags);
   if (Emit2.emit(Bwd))
     publish(E.Bwd);
+}
+
+void Differentiator::explain(const FunctionDecl *Fn, unsigned Depth) {
+  if (findUser(Fn)) {
+    Diags.report(Fn->getLocation(), Diag::NoteDifferentiating) << Fn;
+    return;
+  }
+  if (Depth > 8)
+    return;
+  for (SplitEntry *E : SplitOrder) {
+    if (E->Callee->getCanonicalDecl() != Fn->getCanonicalDecl() ||
+        E->Uses.empty())
+      continue;
+    Diags.report(E->Uses.front().first, Diag::NoteCalledFrom) << E->Callee;
+    if (const FunctionDecl *User = E->Uses.front().second)
+      if (User->getCanonicalDecl() != Fn->getCanonicalDecl())
+        explain(User, Depth + 1);
+    return;
+  }
 }
 
 void Differentiator::defineFor(FunctionDecl *FD) {
@@ -587,8 +613,12 @@ void Differentiator::drain(bool AtEnd) {
     }
     if (AtEnd) {
       E.Defined = true;
-      Diags.report(E.FirstUse, Diag::NoDerivative)
-          << E.Callee << E.Callee->getName();
+      for (const auto &[Loc, User] : E.Uses) {
+        Diags.report(Loc, Diag::NoDerivative)
+            << E.Callee << E.Callee->getName();
+        if (User)
+          explain(User);
+      }
     }
   }
 }

@@ -139,8 +139,22 @@ ExprP FunctionLowering::lowerExpr(const clang::Expr *E, Block &Pre) {
   // constexpr arithmetic) are folded.
   if (ExprP C = lowerLiteral(E))
     return C;
-  Diags.report(E->getExprLoc(), Diag::UnsupportedExpr) << E->getStmtClassName();
+  if (!usesPoisoned(E))
+    Diags.report(E->getExprLoc(), Diag::UnsupportedExpr)
+        << describeConstruct(E);
   return nullptr;
+}
+
+bool FunctionLowering::usesPoisoned(const clang::Stmt *S) const {
+  if (!S)
+    return false;
+  if (const auto *DRE = dyn_cast<DeclRefExpr>(S))
+    if (const auto *VD = dyn_cast<VarDecl>(DRE->getDecl()))
+      return Poisoned.count(VD);
+  for (const clang::Stmt *C : S->children())
+    if (usesPoisoned(C))
+      return true;
+  return false;
 }
 
 ExprP FunctionLowering::lowerLValue(const clang::Expr *E, Block &Pre) {
@@ -169,6 +183,8 @@ ExprP FunctionLowering::lowerDeclRef(const DeclRefExpr *E) {
           << VD->getType() << "variable";
       return nullptr;
     }
+    if (Poisoned.count(VD))
+      return nullptr;
     Var *V = varFor(VD, E->getLocation());
     if (!V)
       return nullptr;
@@ -329,8 +345,9 @@ ExprP FunctionLowering::lowerCall(const CallExpr *E, Block &Pre,
                                   bool TopLevel) {
   if (isa<CXXOperatorCallExpr, CXXMemberCallExpr, CUDAKernelCallExpr,
           UserDefinedLiteral>(E)) {
-    Diags.report(E->getExprLoc(), Diag::UnsupportedExpr)
-        << E->getStmtClassName();
+    if (!usesPoisoned(E))
+      Diags.report(E->getExprLoc(), Diag::UnsupportedExpr)
+          << describeConstruct(E);
     return nullptr;
   }
   FunctionDecl *Callee = const_cast<FunctionDecl *>(E->getDirectCallee());

@@ -104,9 +104,55 @@ bool FunctionLowering::checkType(QualType T, SourceLocation Loc,
   return false;
 }
 
+/// How the user spells a construct (diagnostics name what was written, not
+/// Clang's class names).
+StringRef describeConstruct(const clang::Stmt *S) {
+  switch (S->getStmtClass()) {
+  case clang::Stmt::GotoStmtClass:
+  case clang::Stmt::IndirectGotoStmtClass:
+    return "goto";
+  case clang::Stmt::CXXTryStmtClass:
+    return "try";
+  case clang::Stmt::GCCAsmStmtClass:
+  case clang::Stmt::MSAsmStmtClass:
+    return "asm";
+  case clang::Stmt::CXXForRangeStmtClass:
+    return "range-based for";
+  case clang::Stmt::CoreturnStmtClass:
+  case clang::Stmt::CoroutineBodyStmtClass:
+    return "coroutine";
+  case clang::Stmt::CXXOperatorCallExprClass:
+    return "overloaded operator call";
+  case clang::Stmt::CXXMemberCallExprClass:
+    return "member function call";
+  case clang::Stmt::MemberExprClass:
+    return "member access";
+  case clang::Stmt::LambdaExprClass:
+    return "lambda";
+  case clang::Stmt::CXXThrowExprClass:
+    return "throw";
+  case clang::Stmt::CXXNewExprClass:
+    return "new";
+  case clang::Stmt::CXXDeleteExprClass:
+    return "delete";
+  case clang::Stmt::CXXConstructExprClass:
+  case clang::Stmt::CXXTemporaryObjectExprClass:
+    return "object construction";
+  case clang::Stmt::StmtExprClass:
+    return "statement expression";
+  case clang::Stmt::CXXThisExprClass:
+    return "this";
+  case clang::Stmt::StringLiteralClass:
+    return "string literal";
+  case clang::Stmt::InitListExprClass:
+    return "initializer list";
+  default:
+    return S->getStmtClassName();
+  }
+}
+
 bool FunctionLowering::unsupported(const Stmt *S) {
-  Diags.report(S->getBeginLoc(), Diag::UnsupportedStmt)
-      << S->getStmtClassName();
+  Diags.report(S->getBeginLoc(), Diag::UnsupportedStmt) << describeConstruct(S);
   return false;
 }
 
@@ -143,6 +189,9 @@ bool FunctionLowering::lowerStmt(const Stmt *S, Block &Out) {
     return true;
   case Stmt::AttributedStmtClass:
     return lowerStmt(cast<AttributedStmt>(S)->getSubStmt(), Out);
+  case Stmt::LabelStmtClass:
+    // A label nothing jumps to is harmless; a goto is reported where it is.
+    return lowerStmt(cast<LabelStmt>(S)->getSubStmt(), Out);
   default:
     return unsupported(S);
   }
@@ -199,14 +248,21 @@ bool FunctionLowering::lowerDecl(const DeclStmt *S, Block &Out) {
       continue;
     }
     QualType T = VD->getType();
+    if (T->isFunctionPointerType()) {
+      // Calls through it are reported where they happen.
+      Poisoned.insert(VD);
+      continue;
+    }
     if (T->isReferenceType() ||
         (T->isPointerType() && isDifferentiableType(T))) {
       Diags.report(VD->getLocation(), Diag::UnsupportedType)
           << T << "local variable";
+      Poisoned.insert(VD);
       OK = false;
       continue;
     }
     if (!checkType(T, VD->getLocation(), "local variable")) {
+      Poisoned.insert(VD);
       OK = false;
       continue;
     }
@@ -216,7 +272,13 @@ bool FunctionLowering::lowerDecl(const DeclStmt *S, Block &Out) {
     F->Locals.push_back(V);
     if (const Expr *Init = VD->getInit()) {
       size_t First = Out.size();
-      OK &= lowerVarInit(V, Init, Out);
+      if (!lowerVarInit(V, Init, Out)) {
+        // Later uses of a variable whose initialiser failed add nothing.
+        Poisoned.insert(VD);
+        Vars.erase(VD);
+        OK = false;
+        continue;
+      }
       for (size_t I = First; I < Out.size(); ++I)
         if (Out[I]->K == StmtKind::Assign && Out[I]->LHS->rootVar() == V)
           Out[I]->IsInit = true;

@@ -37,6 +37,7 @@ struct Annotation {
   Kind K = Kind::Grad;
   /// Parameter names restricting differentiation (empty: all).
   llvm::SmallVector<std::string, 4> Params;
+  llvm::SmallVector<clang::SourceLocation, 4> ParamLocs; ///< of each name
   clang::SourceLocation Loc;
   std::string Spelling = "fluxion::grad";
 };
@@ -78,8 +79,10 @@ private:
     clang::FunctionDecl *Fwd = nullptr;
     clang::FunctionDecl *Bwd = nullptr;
     std::vector<bool> Active;
-    clang::SourceLocation FirstUse;
-    clang::FunctionDecl *UsedFrom = nullptr;
+    /// Every call that needs this pair, and the function it is in.
+    llvm::SmallVector<std::pair<clang::SourceLocation, clang::FunctionDecl *>,
+                      2>
+        Uses;
     bool Defined = false;
   };
 
@@ -89,6 +92,9 @@ private:
   void defineUser(UserEntry &E, clang::FunctionDecl *Def);
   void defineSplit(SplitEntry &E, clang::FunctionDecl *Def);
   void drain(bool AtEnd);
+  /// Notes explaining why Fn is differentiated (the chain of calls up to
+  /// an annotated function).
+  void explain(const clang::FunctionDecl *Fn, unsigned Depth = 0);
 
   /// Declares `Ret Name(Params...)` next to Like.
   clang::FunctionDecl *

@@ -19,6 +19,7 @@
 #include "clang/AST/Stmt.h"
 #include "clang/AST/StmtCXX.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SmallPtrSet.h"
 
 #include <optional>
 
@@ -86,7 +87,14 @@ private:
   llvm::DenseMap<const clang::VarDecl *, ir::Var *> Vars;
   ir::Var *ReturnVar = nullptr;
   bool HadClangErrors = false;
+  /// Locals already reported (or deliberately not lowered): expressions that
+  /// use them report nothing more.
+  llvm::SmallPtrSet<const clang::VarDecl *, 4> Poisoned;
+  bool usesPoisoned(const clang::Stmt *S) const;
 };
+
+/// How the user spells the construct S ("goto", "try", "member access").
+llvm::StringRef describeConstruct(const clang::Stmt *S);
 
 /// True if the type is one the engine differentiates (float, double,
 /// long double).
