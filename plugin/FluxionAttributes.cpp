@@ -22,14 +22,14 @@ using namespace clang;
 namespace fluxion {
 namespace {
 
-struct GradAttrInfo : public ParsedAttrInfo {
-  GradAttrInfo() {
-    // Clang 19 parses the arguments of a C++11 attribute only if its
-    // unscoped name is a known spelling, hence "grad" (unscoped uses are
-    // rejected in handleDeclAttribute).
-    static constexpr Spelling S[] = {{ParsedAttr::AS_CXX11, "fluxion::grad"},
-                                     {ParsedAttr::AS_CXX11, "grad"},
-                                     {ParsedAttr::AS_GNU, "fluxion_grad"}};
+/// One [[fluxion::NAME]] annotation. Clang 19 parses the arguments of a C++11
+/// attribute only if its unscoped name is a known spelling, hence the extra
+/// unscoped spelling (unscoped uses are rejected in handleDeclAttribute).
+class FluxionAttrInfo : public ParsedAttrInfo {
+public:
+  FluxionAttrInfo(Annotation::Kind K, llvm::ArrayRef<Spelling> S,
+                  const char *Name)
+      : K(K), Name(Name) {
     Spellings = S;
     OptArgs = 15;
   }
@@ -53,6 +53,8 @@ struct GradAttrInfo : public ParsedAttrInfo {
       return AttributeNotApplied;
     }
     Annotation A;
+    A.K = K;
+    A.Spelling = Name;
     A.Loc = Attr.getLoc();
     for (unsigned I = 0; I < Attr.getNumArgs(); ++I) {
       auto *SL = Attr.isArgExpr(I) ? dyn_cast<StringLiteral>(
@@ -81,6 +83,24 @@ struct GradAttrInfo : public ParsedAttrInfo {
       Diff->annotate(FD, A);
     return AttributeApplied;
   }
+
+private:
+  Annotation::Kind K;
+  const char *Name;
+};
+
+struct GradAttrInfo : FluxionAttrInfo {
+  static constexpr Spelling S[] = {{ParsedAttr::AS_CXX11, "fluxion::grad"},
+                                   {ParsedAttr::AS_CXX11, "grad"},
+                                   {ParsedAttr::AS_GNU, "fluxion_grad"}};
+  GradAttrInfo() : FluxionAttrInfo(Annotation::Kind::Grad, S, "fluxion::grad") {}
+};
+
+struct JvpAttrInfo : FluxionAttrInfo {
+  static constexpr Spelling S[] = {{ParsedAttr::AS_CXX11, "fluxion::jvp"},
+                                   {ParsedAttr::AS_CXX11, "jvp"},
+                                   {ParsedAttr::AS_GNU, "fluxion_jvp"}};
+  JvpAttrInfo() : FluxionAttrInfo(Annotation::Kind::Jvp, S, "fluxion::jvp") {}
 };
 
 } // namespace
@@ -88,3 +108,5 @@ struct GradAttrInfo : public ParsedAttrInfo {
 
 static clang::ParsedAttrInfoRegistry::Add<fluxion::GradAttrInfo>
     RegisterGrad("fluxion-grad", "reverse-mode derivatives (f_grad, f_vjp)");
+static clang::ParsedAttrInfoRegistry::Add<fluxion::JvpAttrInfo>
+    RegisterJvp("fluxion-jvp", "forward-mode derivatives (f_jvp)");

@@ -38,7 +38,7 @@ static DiagInfo info(Diag Kind) {
   case Diag::NoDerivative:
     return {L::Error, "fluxion: cannot differentiate call to %0: its body is "
                       "not visible and no custom derivative matches; define "
-                      "'fluxion::custom::%1_vjp' or wrap the call in "
+                      "'fluxion::custom::%1' or wrap the call in "
                       "fluxion::stop_gradient"};
   case Diag::IndirectCall:
     return {L::Error, "fluxion: cannot differentiate a call through a function "

@@ -111,12 +111,20 @@ Differentiator::reverseParams(FunctionDecl *FD, const std::vector<bool> &Active)
 }
 
 Differentiator::UserEntry *
-Differentiator::findUser(const FunctionDecl *FD) {
+Differentiator::findUser(const FunctionDecl *FD,
+                         std::optional<Annotation::Kind> K) {
   for (const FunctionDecl *R : FD->redecls())
     for (auto &E : Users)
-      if (E->Annotated == R)
+      if (E->Annotated == R && (!K || E->K == *K))
         return E.get();
   return nullptr;
+}
+
+bool Differentiator::isUsed(const UserEntry &E) const {
+  for (const FunctionDecl *D : {E.VJP, E.Grad, E.JVP})
+    if (D && (D->isUsed() || D->isReferenced()))
+      return true;
+  return false;
 }
 
 bool Differentiator::checkAnnotation(FunctionDecl *FD, const Annotation &A,
@@ -184,7 +192,7 @@ bool Differentiator::checkAnnotation(FunctionDecl *FD, const Annotation &A,
 }
 
 void Differentiator::annotate(FunctionDecl *FD, const Annotation &A) {
-  if (findUser(FD)) // the same attribute written twice
+  if (findUser(FD, A.K)) // the same attribute written twice
     return;
   // A redeclaration of an annotated function: the derivatives exist.
   LookupResult Prev(S, FD->getDeclName(), FD->getLocation(),
@@ -193,7 +201,7 @@ void Differentiator::annotate(FunctionDecl *FD, const Annotation &A) {
   for (NamedDecl *ND : Prev)
     if (auto *P = dyn_cast<FunctionDecl>(ND))
       if (P != FD && Ctx.hasSameType(P->getType(), FD->getType()))
-        if (UserEntry *E = findUser(P)) {
+        if (UserEntry *E = findUser(P, A.K)) {
           (void)E;
           return;
         }
@@ -201,9 +209,15 @@ void Differentiator::annotate(FunctionDecl *FD, const Annotation &A) {
   if (!checkAnnotation(FD, A, Active))
     return;
   auto E = std::make_unique<UserEntry>();
+  E->K = A.K;
   E->Annotated = FD;
   E->Active = Active;
   E->Loc = A.Loc;
+  if (A.K == Annotation::Kind::Jvp) {
+    declareJVP(*E);
+    Users.push_back(std::move(E));
+    return;
+  }
   std::string Base = FD->getNameAsString();
   auto Params = reverseParams(FD, Active);
   E->VJP = declare(FD, Base + "_vjp", Ctx.VoidTy, Params, false, true);
@@ -261,11 +275,16 @@ FunctionDecl *Differentiator::findCustom(FunctionDecl *Callee,
   };
   for (ParmVarDecl *P : Callee->parameters())
     Arg(P->getType().getUnqualifiedType());
-  if (hasSeed(Callee))
+  bool Reverse = Suffix == "_vjp";
+  if (Reverse && hasSeed(Callee))
     Arg(Callee->getReturnType().getUnqualifiedType());
+  // Reverse rules take adjoint pointers, forward rules tangents (values for
+  // scalars, pointers for arrays).
   for (ParmVarDecl *P : Callee->parameters())
     if (isDifferentiableType(P->getType()))
-      Arg(adjointParamType(Ctx, P->getType()));
+      Arg(Reverse || P->getType()->isPointerType()
+              ? adjointParamType(Ctx, P->getType())
+              : P->getType().getUnqualifiedType());
   OverloadCandidateSet Candidates(Loc, OverloadCandidateSet::CSK_Normal);
   S.AddFunctionCandidates(R.asUnresolvedSet(), Args, Candidates);
   OverloadCandidateSet::iterator Best;
@@ -293,7 +312,7 @@ Differentiator::reverseOf(const ir::Expr &Call, llvm::ArrayRef<bool> ArgActive) 
                     !Callee->isExternC();
   if (!MayGetBody || Callee->getBuiltinID() ||
       Ctx.getSourceManager().isInSystemHeader(Callee->getLocation())) {
-    Diags.report(Call.Loc, Diag::NoDerivative) << Callee << Callee->getName();
+    Diags.report(Call.Loc, Diag::NoDerivative) << Callee << (Callee->getName() + "_vjp").str();
     return std::nullopt;
   }
   std::vector<bool> Active;
@@ -576,6 +595,16 @@ void Differentiator::explain(const FunctionDecl *Fn, unsigned Depth) {
         explain(User, Depth + 1);
     return;
   }
+  for (DualEntry *E : DualOrder) {
+    if (E->Callee->getCanonicalDecl() != Fn->getCanonicalDecl() ||
+        E->Uses.empty())
+      continue;
+    Diags.report(E->Uses.front().first, Diag::NoteCalledFrom) << E->Callee;
+    if (const FunctionDecl *User = E->Uses.front().second)
+      if (User->getCanonicalDecl() != Fn->getCanonicalDecl())
+        explain(User, Depth + 1);
+    return;
+  }
 }
 
 void Differentiator::defineFor(FunctionDecl *FD) {
@@ -592,9 +621,15 @@ void Differentiator::defineFor(FunctionDecl *FD) {
   while (!Deferred.empty()) {
     FunctionDecl *Next = Deferred.front();
     Deferred.erase(Deferred.begin());
-    if (UserEntry *E = findUser(Next))
-      if (!E->Defined)
-        defineUser(*E, Next);
+    for (size_t I = 0; I < Users.size(); ++I) {
+      UserEntry &E = *Users[I];
+      if (E.Defined || !findUser(Next, E.K) || findUser(Next, E.K) != &E)
+        continue;
+      if (E.K == Annotation::Kind::Jvp)
+        defineUserJVP(E, Next);
+      else
+        defineUser(E, Next);
+    }
     drain(/*AtEnd=*/false);
   }
   Busy = false;
@@ -602,6 +637,25 @@ void Differentiator::defineFor(FunctionDecl *FD) {
 
 void Differentiator::drain(bool AtEnd) {
   // Definitions can request further callees: loop until nothing is left.
+  for (size_t I = 0; I < DualOrder.size(); ++I) {
+    DualEntry &E = *DualOrder[I];
+    if (E.Defined)
+      continue;
+    const FunctionDecl *Def = nullptr;
+    if (E.Callee->hasBody(Def)) {
+      defineDual(E, const_cast<FunctionDecl *>(Def));
+      continue;
+    }
+    if (AtEnd) {
+      E.Defined = true;
+      for (const auto &[Loc, User] : E.Uses) {
+        Diags.report(Loc, Diag::NoDerivative)
+            << E.Callee << (E.Callee->getName() + "_vjp").str();
+        if (User)
+          explain(User);
+      }
+    }
+  }
   for (size_t I = 0; I < SplitOrder.size(); ++I) {
     SplitEntry &E = *SplitOrder[I];
     if (E.Defined)
@@ -615,7 +669,7 @@ void Differentiator::drain(bool AtEnd) {
       E.Defined = true;
       for (const auto &[Loc, User] : E.Uses) {
         Diags.report(Loc, Diag::NoDerivative)
-            << E.Callee << E.Callee->getName();
+            << E.Callee << (E.Callee->getName() + "_vjp").str();
         if (User)
           explain(User);
       }
@@ -630,11 +684,13 @@ void Differentiator::finish() {
       continue;
     const FunctionDecl *Def = nullptr;
     if (E->Annotated->hasBody(Def)) {
-      defineUser(*E, const_cast<FunctionDecl *>(Def));
+      if (E->K == Annotation::Kind::Jvp)
+        defineUserJVP(*E, const_cast<FunctionDecl *>(Def));
+      else
+        defineUser(*E, const_cast<FunctionDecl *>(Def));
       continue;
     }
-    if (E->VJP->isUsed() || (E->Grad && E->Grad->isUsed()) ||
-        E->VJP->isReferenced() || (E->Grad && E->Grad->isReferenced()))
+    if (isUsed(*E))
       Diags.report(E->Loc, Diag::MissingBody) << E->Annotated;
     E->Defined = true;
   }

@@ -368,7 +368,7 @@ ExprP FunctionLowering::lowerCall(const CallExpr *E, Block &Pre,
   }
   if (Callee->getBuiltinID() && Callee->getName().starts_with("__builtin")) {
     Diags.report(E->getExprLoc(), Diag::NoDerivative)
-        << Callee << Callee->getName();
+        << Callee << (Callee->getName() + "_vjp").str();
     return nullptr;
   }
   llvm::SmallVector<ExprP, 4> Args;

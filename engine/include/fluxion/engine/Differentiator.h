@@ -18,6 +18,7 @@
 
 #include "fluxion/engine/Diagnostics.h"
 #include "fluxion/engine/ReverseBuilder.h"
+#include "fluxion/engine/TangentBuilder.h"
 
 #include "llvm/ADT/SmallPtrSet.h"
 
@@ -33,7 +34,7 @@ namespace fluxion {
 
 /// What an annotation asks for.
 struct Annotation {
-  enum class Kind { Grad };
+  enum class Kind { Grad, Jvp };
   Kind K = Kind::Grad;
   /// Parameter names restricting differentiation (empty: all).
   llvm::SmallVector<std::string, 4> Params;
@@ -42,7 +43,7 @@ struct Annotation {
   std::string Spelling = "fluxion::grad";
 };
 
-class Differentiator : public DerivativeOracle {
+class Differentiator : public DerivativeOracle, public TangentOracle {
 public:
   explicit Differentiator(clang::Sema &S);
 
@@ -64,12 +65,16 @@ public:
 
   std::optional<CallDerivative>
   reverseOf(const ir::Expr &Call, llvm::ArrayRef<bool> ArgActive) override;
+  std::optional<CallTangent>
+  tangentOf(const ir::Expr &Call, llvm::ArrayRef<bool> ArgActive) override;
 
 private:
   struct UserEntry {
+    Annotation::Kind K = Annotation::Kind::Grad;
     clang::FunctionDecl *Annotated = nullptr;
     clang::FunctionDecl *VJP = nullptr;
     clang::FunctionDecl *Grad = nullptr;
+    clang::FunctionDecl *JVP = nullptr;
     std::vector<bool> Active;
     clang::SourceLocation Loc;
     bool Defined = false;
@@ -86,11 +91,20 @@ private:
     bool Defined = false;
   };
 
-  UserEntry *findUser(const clang::FunctionDecl *FD);
+  /// The annotation of kind K on FD or a redeclaration (any kind if none).
+  UserEntry *findUser(const clang::FunctionDecl *FD,
+                      std::optional<Annotation::Kind> K = std::nullopt);
+  bool isUsed(const UserEntry &E) const;
   bool checkAnnotation(clang::FunctionDecl *FD, const Annotation &A,
                        std::vector<bool> &Active);
   void defineUser(UserEntry &E, clang::FunctionDecl *Def);
   void defineSplit(SplitEntry &E, clang::FunctionDecl *Def);
+  // Forward mode (ForwardMode.cpp).
+  void declareJVP(UserEntry &E);
+  void defineUserJVP(UserEntry &E, clang::FunctionDecl *Def);
+  void defineDual(struct DualEntry &E, clang::FunctionDecl *Def);
+  std::vector<std::pair<std::string, clang::QualType>>
+  tangentParams(clang::FunctionDecl *FD, const std::vector<bool> &Active);
   void drain(bool AtEnd);
   /// Notes explaining why Fn is differentiated (the chain of calls up to
   /// an annotated function).
@@ -117,10 +131,24 @@ private:
            std::unique_ptr<SplitEntry>>
       Splits;
   std::vector<SplitEntry *> SplitOrder;
+  std::map<std::pair<const clang::Decl *, std::vector<bool>>,
+           std::unique_ptr<struct DualEntry>>
+      Duals;
+  std::vector<DualEntry *> DualOrder;
   llvm::SmallPtrSet<const clang::Decl *, 32> Generated;
   clang::FunctionDecl *Current = nullptr; ///< function being differentiated
   bool Busy = false;
   std::vector<clang::FunctionDecl *> Deferred;
+};
+
+/// A generated dual function g_dual (value and tangent of a callee).
+struct DualEntry {
+  clang::FunctionDecl *Callee = nullptr;
+  clang::FunctionDecl *Dual = nullptr;
+  std::vector<bool> Active;
+  llvm::SmallVector<std::pair<clang::SourceLocation, clang::FunctionDecl *>, 2>
+      Uses;
+  bool Defined = false;
 };
 
 /// The type of the adjoint parameter for a parameter of type T.

@@ -1,0 +1,228 @@
+//===- ForwardMode.cpp - Declares and defines tangent functions ------------===//
+//
+// The forward-mode half of the Differentiator: the user-facing f_jvp and the
+// dual functions g_dual generated for callees.
+//
+//===----------------------------------------------------------------------===//
+#include "fluxion/engine/Differentiator.h"
+#include "fluxion/engine/Emitter.h"
+#include "fluxion/engine/Lowering.h"
+#include "fluxion/engine/Passes.h"
+
+#include "clang/AST/ASTContext.h"
+#include "clang/Basic/SourceManager.h"
+#include "clang/Sema/Sema.h"
+
+using namespace clang;
+
+namespace fluxion {
+using ir::ExprP;
+using ir::StmtKind;
+using ir::StmtP;
+using ir::Var;
+
+/// The tangent parameter type for a parameter of type T: the value for a
+/// scalar, a pointer to the tangents for a pointer (const for inputs).
+static QualType tangentParamType(ASTContext &Ctx, QualType T) {
+  if (T->isRealFloatingType())
+    return T.getUnqualifiedType();
+  return T; // const T* for inputs, T* for outputs: as the parameter itself
+}
+
+std::vector<std::pair<std::string, QualType>>
+Differentiator::tangentParams(FunctionDecl *FD,
+                              const std::vector<bool> &Active) {
+  std::vector<std::pair<std::string, QualType>> Ps;
+  auto NameOf = [](const ParmVarDecl *P) {
+    return P->getName().empty() ? std::string("_p") : P->getNameAsString();
+  };
+  for (ParmVarDecl *P : FD->parameters())
+    Ps.push_back({NameOf(P), P->getType()});
+  for (unsigned I = 0; I < FD->getNumParams(); ++I)
+    if (Active[I])
+      Ps.push_back({"t_" + NameOf(FD->getParamDecl(I)),
+                    tangentParamType(Ctx, FD->getParamDecl(I)->getType())});
+  return Ps;
+}
+
+void Differentiator::declareJVP(UserEntry &E) {
+  FunctionDecl *FD = E.Annotated;
+  E.JVP = declare(FD, FD->getNameAsString() + "_jvp",
+                  hasSeed(FD) ? FD->getReturnType() : Ctx.VoidTy,
+                  tangentParams(FD, E.Active), false, true);
+}
+
+namespace {
+/// Lowered, analysed tangent body of one function.
+struct Tangent {
+  std::unique_ptr<ir::Function> IR;
+  std::vector<Var *> Params; ///< params + tangents
+  ir::Block Body;
+  Var *ReturnTangent = nullptr;
+};
+} // namespace
+
+static std::optional<Tangent> tangentBody(FunctionDecl *Def,
+                                          const std::vector<bool> &Active,
+                                          ASTContext &Ctx, DiagReporter &Diags,
+                                          TangentOracle &Oracle) {
+  FunctionLowering Lowering(Ctx, Diags);
+  Tangent T;
+  T.IR = Lowering.lower(Def);
+  if (!T.IR)
+    return std::nullopt;
+  ir::Function &F = *T.IR;
+  eliminateJumps(F, Ctx);
+  llvm::DenseMap<Var *, Var *> Tangents;
+  std::vector<Var *> ActiveParams;
+  T.Params = F.Params;
+  for (unsigned I = 0; I < F.Params.size(); ++I) {
+    if (!Active[I])
+      continue;
+    Var *P = F.Params[I];
+    ActiveParams.push_back(P);
+    Var *TP = F.makeVar(Var::Kind::Param, "t_" + P->Name,
+                        tangentParamType(Ctx, P->Type));
+    TP->Primal = P;
+    T.Params.push_back(TP);
+    Tangents[P] = TP;
+  }
+  ActivityInfo Activity(F, ActiveParams);
+  TangentBuilder Builder(F, Ctx, Activity, Oracle, Diags, Tangents);
+  auto Body = Builder.build();
+  if (!Body)
+    return std::nullopt;
+  T.Body = std::move(*Body);
+  if (F.ReturnVar && Activity.isActive(F.ReturnVar))
+    T.ReturnTangent = Tangents.lookup(F.ReturnVar);
+  return T;
+}
+
+void Differentiator::defineUserJVP(UserEntry &E, FunctionDecl *Def) {
+  E.Defined = true;
+  if (Def->isInvalidDecl() || Diags.clangReportedErrors())
+    return;
+  Current = Def;
+  auto T = tangentBody(Def, E.Active, Ctx, Diags, *this);
+  Current = nullptr;
+  if (!T) {
+    explain(Def);
+    return;
+  }
+  EmitRequest R;
+  R.Target = E.JVP;
+  R.Params = T->Params;
+  R.Locals = T->IR->Locals;
+  R.Body = std::move(T->Body);
+  if (hasSeed(Def)) {
+    auto Ret = std::make_unique<ir::Stmt>(StmtKind::Return);
+    Ret->RHS = T->ReturnTangent
+                   ? ir::ref(T->ReturnTangent)
+                   : ir::floatConst(Def->getReturnType().getUnqualifiedType(),
+                                    0);
+    R.Body.push_back(std::move(Ret));
+  }
+  Emitter Emit(S, Diags);
+  if (Emit.emit(R))
+    publish(E.JVP);
+}
+
+void Differentiator::defineDual(DualEntry &E, FunctionDecl *Def) {
+  E.Defined = true;
+  if (Def->isInvalidDecl() || Diags.clangReportedErrors())
+    return;
+  FunctionDecl *Saved = Current;
+  Current = Def;
+  auto T = tangentBody(Def, E.Active, Ctx, Diags, *this);
+  Current = Saved;
+  if (!T) {
+    explain(Def);
+    return;
+  }
+  EmitRequest R;
+  R.Target = E.Dual;
+  R.Params = T->Params;
+  R.Locals = T->IR->Locals;
+  R.Body = std::move(T->Body);
+  if (hasSeed(Def)) {
+    // *t_result = tangent of the result; return the value.
+    ir::Function &F = *T->IR;
+    Var *Out = F.makeVar(Var::Kind::Param, "t_result",
+                         Ctx.getPointerType(F.ReturnVar->Type));
+    R.Params.push_back(Out);
+    ExprP TR = T->ReturnTangent ? ir::ref(T->ReturnTangent)
+                                : ir::floatConst(F.ReturnVar->Type, 0);
+    R.Body.push_back(ir::assign(
+        ir::index(ir::ref(Out), ir::intConst(Ctx.IntTy, 0), F.ReturnVar->Type),
+        TR));
+  }
+  auto Ret = std::make_unique<ir::Stmt>(StmtKind::Return);
+  if (T->IR->ReturnVar)
+    Ret->RHS = ir::ref(T->IR->ReturnVar);
+  R.Body.push_back(std::move(Ret));
+  Emitter Emit(S, Diags);
+  if (Emit.emit(R))
+    publish(E.Dual);
+}
+
+std::optional<CallTangent>
+Differentiator::tangentOf(const ir::Expr &Call,
+                          llvm::ArrayRef<bool> ArgActive) {
+  FunctionDecl *Callee = Call.Callee;
+  if (FunctionDecl *Custom = findCustom(Callee, "_jvp", Call.Loc)) {
+    CallTangent D;
+    D.K = CallTangent::Kind::Custom;
+    D.Rule = Custom;
+    for (ParmVarDecl *P : Callee->parameters())
+      D.TangentSlot.push_back(isDifferentiableType(P->getType()));
+    if (Custom->isTemplateInstantiation() && !Custom->isDefined())
+      S.MarkFunctionReferenced(Call.Loc, Custom);
+    return D;
+  }
+  const FunctionDecl *Def = nullptr;
+  if (!Callee->hasBody(Def) && (Callee->getBuiltinID() ||
+                                Ctx.getSourceManager().isInSystemHeader(
+                                    Callee->getLocation()))) {
+    Diags.report(Call.Loc, Diag::NoDerivative) << Callee << (Callee->getName() + "_jvp").str();
+    return std::nullopt;
+  }
+  std::vector<bool> Active;
+  bool All = true;
+  for (unsigned I = 0; I < Callee->getNumParams(); ++I) {
+    bool Diff = isDifferentiableType(Callee->getParamDecl(I)->getType());
+    Active.push_back(Diff && I < ArgActive.size() && ArgActive[I]);
+    All &= !Diff || Active.back();
+  }
+  auto Key = std::make_pair(
+      static_cast<const Decl *>(Callee->getCanonicalDecl()), Active);
+  auto It = Duals.find(Key);
+  if (It == Duals.end()) {
+    auto E = std::make_unique<DualEntry>();
+    E->Callee = Callee;
+    E->Active = Active;
+    std::string Suffix;
+    if (!All)
+      for (unsigned I = 0; I < Active.size(); ++I)
+        if (Active[I])
+          Suffix += "_" + Callee->getParamDecl(I)->getNameAsString();
+    auto Params = tangentParams(Callee, Active);
+    if (hasSeed(Callee))
+      Params.push_back(
+          {"t_result",
+           Ctx.getPointerType(Callee->getReturnType().getUnqualifiedType())});
+    E->Dual = declare(Callee, Callee->getNameAsString() + "_dual" + Suffix,
+                      Callee->getReturnType(), Params, true, false);
+    DualOrder.push_back(E.get());
+    It = Duals.emplace(Key, std::move(E)).first;
+  }
+  auto Use = std::make_pair(Call.Loc, Current);
+  if (!llvm::is_contained(It->second->Uses, Use))
+    It->second->Uses.push_back(Use);
+  CallTangent D;
+  D.K = CallTangent::Kind::Dual;
+  D.Rule = It->second->Dual;
+  D.TangentSlot.assign(Active.begin(), Active.end());
+  return D;
+}
+
+} // namespace fluxion

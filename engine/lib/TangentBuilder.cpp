@@ -1,0 +1,252 @@
+//===- TangentBuilder.cpp - Tangent (forward-mode) code --------------------===//
+#include "fluxion/engine/TangentBuilder.h"
+#include "fluxion/engine/Lowering.h"
+#include "fluxion/engine/ReverseBuilder.h"
+
+#include "clang/AST/ASTContext.h"
+
+using namespace clang;
+
+namespace fluxion {
+using namespace ir;
+
+TangentBuilder::TangentBuilder(Function &F, ASTContext &Ctx,
+                               const ActivityInfo &Activity,
+                               TangentOracle &Oracle, DiagReporter &Diags,
+                               llvm::DenseMap<Var *, Var *> &Tangents)
+    : F(F), Ctx(Ctx), Activity(Activity), Oracle(Oracle), Diags(Diags),
+      Tangents(Tangents) {}
+
+std::optional<Block> TangentBuilder::build() {
+  Block Out;
+  if (!stmts(F.Body, Out))
+    return std::nullopt;
+  return Out;
+}
+
+Var *TangentBuilder::tangentVar(Var *V) {
+  auto It = Tangents.find(V);
+  if (It != Tangents.end())
+    return It->second;
+  std::string Name = V->Name.front() == '_' ? "_t" + V->Name : "_t_" + V->Name;
+  Var *T = F.makeVar(Var::Kind::Local, Name, V->Type.getUnqualifiedType());
+  T->Primal = V;
+  T->ZeroInit = true;
+  F.Locals.push_back(T);
+  Tangents[V] = T;
+  return T;
+}
+
+ExprP TangentBuilder::zero(QualType T) {
+  return floatConst(T.getUnqualifiedType(), 0);
+}
+
+ExprP TangentBuilder::tangentOf(const Expr &E) {
+  switch (E.K) {
+  case ExprKind::VarRef:
+    return ref(tangentVar(E.V));
+  case ExprKind::Index:
+    return index(tangentOf(*E.Ops[0]), E.Ops[1], E.Ty.getUnqualifiedType());
+  case ExprKind::AddrOf: {
+    ExprP Sub = tangentOf(*E.Ops[0]);
+    return addrOf(Sub, Ctx.getPointerType(Sub->Ty));
+  }
+  case ExprKind::Binary: { // pointer arithmetic
+    bool LeftIsPtr =
+        E.Ops[0]->Ty->isPointerType() || E.Ops[0]->Ty->isArrayType();
+    ExprP Ptr = tangentOf(*E.Ops[LeftIsPtr ? 0 : 1]);
+    QualType PT =
+        Ptr->Ty->isArrayType() ? Ctx.getArrayDecayedType(Ptr->Ty) : Ptr->Ty;
+    return binary(E.BOp, Ptr, E.Ops[LeftIsPtr ? 1 : 0], PT);
+  }
+  case ExprKind::Cast:
+    if (E.Ty->isPointerType()) // array-to-pointer decay
+      return cast(Ctx.getPointerType(
+                      E.Ty->getPointeeType().getUnqualifiedType()),
+                  tangentOf(*E.Ops[0]));
+    return tangentOf(*E.Ops[0]);
+  default:
+    Diags.report(E.Loc, Diag::InternalError) << "tangent of a non-lvalue";
+    return zero(Ctx.DoubleTy);
+  }
+}
+
+ExprP TangentBuilder::tangent(const Expr &E) {
+  if (!Activity.isActive(E))
+    return nullptr;
+  QualType Ty = E.Ty;
+  switch (E.K) {
+  case ExprKind::VarRef:
+  case ExprKind::Index:
+    return tangentOf(E);
+  case ExprKind::Unary: {
+    ExprP T = tangent(*E.Ops[0]);
+    if (!T || E.UOp == UO_Plus)
+      return T;
+    return E.UOp == UO_Minus ? neg(T, Ty) : nullptr;
+  }
+  case ExprKind::Cast: {
+    ExprP T = tangent(*E.Ops[0]);
+    return T && Ty->isRealFloatingType() ? cast(Ty, T) : nullptr;
+  }
+  case ExprKind::Cond: {
+    ExprP A = tangent(*E.Ops[1]), B = tangent(*E.Ops[2]);
+    return cond(E.Ops[0], A ? A : zero(Ty), B ? B : zero(Ty), Ty);
+  }
+  case ExprKind::Binary: {
+    const ExprP &L = E.Ops[0], &R = E.Ops[1];
+    ExprP TL = tangent(*L), TR = tangent(*R);
+    switch (E.BOp) {
+    case BO_Add:
+      return !TL ? TR : !TR ? TL : add(TL, TR, Ty);
+    case BO_Sub:
+      return !TR ? TL : !TL ? neg(TR, Ty) : sub(TL, TR, Ty);
+    case BO_Mul: {
+      ExprP A = TL ? mul(TL, R, Ty) : nullptr;
+      ExprP B = TR ? mul(L, TR, Ty) : nullptr;
+      return !A ? B : !B ? A : add(A, B, Ty);
+    }
+    case BO_Div: {
+      // d(l/r) = dl/r - l*dr/(r*r)
+      ExprP A = TL ? div(TL, R, Ty) : nullptr;
+      ExprP B = TR ? div(mul(L, TR, Ty), mul(R, R, Ty), Ty) : nullptr;
+      return !A ? (B ? neg(B, Ty) : nullptr) : !B ? A : sub(A, B, Ty);
+    }
+    default:
+      return nullptr;
+    }
+  }
+  default:
+    return nullptr;
+  }
+}
+
+bool TangentBuilder::stmts(const Block &B, Block &Out) {
+  bool OK = true;
+  for (const StmtP &S : B)
+    OK &= stmt(*S, Out);
+  return OK;
+}
+
+bool TangentBuilder::stmt(const ir::Stmt &S, Block &Out) {
+  switch (S.K) {
+  case StmtKind::Assign: {
+    if (S.RHS->K == ExprKind::Call)
+      return callSite(S, Out);
+    Var *Root = S.LHS->rootVar();
+    if (Root && Activity.isActive(Root) &&
+        isDifferentiableScalar(S.LHS->Ty)) {
+      // The tangent first: it reads the values the primal overwrites.
+      ExprP T = tangent(*S.RHS);
+      if (T || S.Op == BO_Assign)
+        Out.push_back(assign(tangentOf(*S.LHS),
+                             T ? cast(S.LHS->Ty, T) : zero(S.LHS->Ty), S.Op));
+    }
+    Out.push_back(assign(S.LHS, S.RHS, S.Op, S.Loc));
+    return true;
+  }
+  case StmtKind::Eval:
+    if (S.RHS->K == ExprKind::Call)
+      return callSite(S, Out);
+    Out.push_back(eval(S.RHS, S.Loc));
+    return true;
+  case StmtKind::If: {
+    Block Then, Else;
+    bool OK = stmts(S.Then, Then);
+    OK &= stmts(S.Else, Else);
+    Out.push_back(ir::ifStmt(S.Cond, std::move(Then), std::move(Else), S.Loc));
+    return OK;
+  }
+  case StmtKind::Loop: {
+    auto L = std::make_unique<ir::Stmt>(StmtKind::Loop, S.Loc);
+    L->TestFirst = S.TestFirst;
+    L->Cond = S.Cond;
+    bool OK = stmts(S.body(), L->body());
+    OK &= stmts(S.inc(), L->body());
+    Out.push_back(std::move(L));
+    return OK;
+  }
+  case StmtKind::Block: {
+    Block Inner;
+    bool OK = stmts(S.Then, Inner);
+    Out.push_back(block(std::move(Inner)));
+    return OK;
+  }
+  case StmtKind::Return:
+    return true;
+  default:
+    Diags.report(S.Loc, Diag::InternalError) << "unexpected statement";
+    return false;
+  }
+}
+
+bool TangentBuilder::callSite(const ir::Stmt &S, Block &Out) {
+  const Expr &C = *S.RHS;
+  ExprP LHS = S.K == StmtKind::Assign ? S.LHS : nullptr;
+  llvm::SmallVector<bool, 4> ArgActive;
+  bool AnyActive = false;
+  for (const ExprP &A : C.Ops) {
+    ArgActive.push_back(Activity.isActive(*A));
+    AnyActive |= ArgActive.back();
+  }
+  bool ResultActive = LHS && LHS->rootVar() &&
+                      Activity.isActive(LHS->rootVar()) &&
+                      isDifferentiableScalar(LHS->Ty);
+  if (!AnyActive) {
+    if (ResultActive)
+      Out.push_back(assign(tangentOf(*LHS), zero(LHS->Ty)));
+    Out.push_back(LHS ? assign(LHS, S.RHS, BO_Assign, S.Loc)
+                      : eval(S.RHS, S.Loc));
+    return true;
+  }
+  std::optional<CallTangent> D = Oracle.tangentOf(C, ArgActive);
+  if (!D)
+    return false;
+  // The arguments' tangents; values are evaluated before the call, so a
+  // call that overwrites its own argument still sees the old tangent.
+  llvm::SmallVector<ExprP, 8> Args(C.Ops.begin(), C.Ops.end());
+  for (unsigned I = 0; I < C.Ops.size() && I < D->TangentSlot.size(); ++I) {
+    if (!D->TangentSlot[I])
+      continue;
+    const ExprP &A = C.Ops[I];
+    if (A->Ty->isPointerType()) {
+      QualType TP =
+          Ctx.getPointerType(A->Ty->getPointeeType().getUnqualifiedType());
+      Args.push_back(ArgActive[I] ? tangentOf(*A) : intConst(TP, 0));
+      continue;
+    }
+    ExprP T = ArgActive[I] ? tangent(*A) : nullptr;
+    Args.push_back(T ? T : zero(A->Ty));
+  }
+  if (D->K == CallTangent::Kind::Custom) {
+    if (ResultActive)
+      Out.push_back(assign(tangentOf(*LHS),
+                           cast(LHS->Ty, call(D->Rule, Args, C.Ty, C.Loc))));
+    Out.push_back(LHS ? assign(LHS, S.RHS, BO_Assign, S.Loc)
+                      : eval(S.RHS, S.Loc));
+    return true;
+  }
+  // value = g_dual(args..., tangents..., &t)
+  if (hasSeed(C.Callee)) {
+    Var *T = F.makeVar(Var::Kind::Local, "_t_result",
+                       C.Ty.getUnqualifiedType());
+    T->ZeroInit = true;
+    F.Locals.push_back(T);
+    Args.push_back(addrOf(ref(T), Ctx.getPointerType(T->Type)));
+    ExprP Value = call(D->Rule, Args, C.Ty, C.Loc);
+    if (LHS) {
+      Out.push_back(assign(LHS, Value, BO_Assign, S.Loc));
+      if (ResultActive)
+        Out.push_back(assign(tangentOf(*LHS), cast(LHS->Ty, ref(T))));
+    } else {
+      Out.push_back(eval(Value, S.Loc));
+    }
+    return true;
+  }
+  ExprP Value = call(D->Rule, Args, C.Ty, C.Loc);
+  Out.push_back(LHS ? assign(LHS, Value, BO_Assign, S.Loc)
+                    : eval(Value, S.Loc));
+  return true;
+}
+
+} // namespace fluxion
