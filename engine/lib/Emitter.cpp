@@ -58,7 +58,10 @@ Expr *Emitter::convert(Expr *E, QualType Ty) {
   if (Ty.isNull() || Ty->isVoidType() ||
       Ctx.hasSameUnqualifiedType(E->getType(), Ty))
     return E;
-  if (!Ty->isArithmeticType() || !E->getType()->isArithmeticType())
+  auto Scalar = [](QualType T) {
+    return T->isArithmeticType() || T->isEnumeralType();
+  };
+  if (!Scalar(Ty) || !Scalar(E->getType()))
     return E;
   ExprResult R = S.BuildCStyleCastExpr(
       Loc, Ctx.getTrivialTypeSourceInfo(Ty.getUnqualifiedType(), Loc), Loc, E);

@@ -384,6 +384,23 @@ ExprP FunctionLowering::lowerCall(const CallExpr *E, Block &Pre,
       return nullptr;
     Args.push_back(L);
   }
+  // A value argument that reads memory the same call may write (f(t, t[0]),
+  // g(&y, y)) is saved first: derivatives of the call need it as it was.
+  llvm::SmallPtrSet<const Var *, 4> Written;
+  for (const ExprP &A : Args)
+    if (A->Ty->isPointerType() && !A->Ty->getPointeeType().isConstQualified())
+      if (const Var *Root = A->rootVar())
+        Written.insert(Root);
+  for (ExprP &A : Args) {
+    if (A->Ty->isPointerType() || Written.empty())
+      continue;
+    bool Reads = false;
+    ir::forEachExpr(*A, [&](const ir::Expr &X) {
+      Reads |= X.K == ExprKind::VarRef && Written.count(X.V);
+    });
+    if (Reads)
+      A = materialize(A, Pre, "_arg", E->getExprLoc());
+  }
   ExprP C = call(Callee, Args, E->getType(), E->getExprLoc());
   if (TopLevel || E->getType()->isVoidType())
     return C;

@@ -26,7 +26,7 @@ std::optional<AdjointParts> ReverseBuilder::build() {
   size_t Storage = F.Storage.size(), Locals = F.Locals.size();
   auto SavedAdjoints = Adjoints;
   for (unsigned Round = 0;; ++Round) {
-    Touched.clear();
+    ReadLater.clear();
     Sweeps S;
     if (!stmts(F.Body, S))
       return std::nullopt;
@@ -113,22 +113,17 @@ void ReverseBuilder::record(const ExprP &LV, Sweeps &Out, Block &Restore) {
   Restore.push_back(assign(LV, pop(Tape)));
 }
 
-void ReverseBuilder::noteTouched(const ir::Stmt &S) {
-  auto Note = [&](const Expr &E) {
+void ReverseBuilder::noteReverseReads(const Block &Rev) {
+  forEachExpr(Rev, [&](const Expr &E) {
     if (E.K == ExprKind::VarRef)
-      Touched.insert(E.V);
-  };
-  for (const ExprP *E : {&S.LHS, &S.RHS, &S.Cond})
-    if (*E)
-      forEachExpr(**E, Note);
-  forEachExpr(S.Then, Note);
-  forEachExpr(S.Else, Note);
+      ReadLater.insert(E.V);
+  });
 }
 
 bool ReverseBuilder::firstTouch(const Var *V) const {
-  // Outside loops, before any statement that mentions V, V holds only what
-  // it held on entry, which no statement before this one reads.
-  return LoopDepth == 0 && V && !Touched.count(V);
+  // Outside loops, if the reverse sweeps of the statements before this one
+  // never read V, V's value before this statement is never needed.
+  return LoopDepth == 0 && V && !ReadLater.count(V);
 }
 
 bool ReverseBuilder::recomputable(const Expr &Cond) const {
@@ -152,7 +147,7 @@ bool ReverseBuilder::stmts(const Block &B, Sweeps &Out) {
   for (const StmtP &S : B) {
     Sweeps Sub;
     OK &= stmt(*S, Sub);
-    noteTouched(*S);
+    noteReverseReads(Sub.Rev);
     for (StmtP &FS : Sub.Fwd)
       Out.Fwd.push_back(std::move(FS));
     Parts.push_back(std::move(Sub.Rev));

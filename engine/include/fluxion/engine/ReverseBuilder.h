@@ -97,10 +97,11 @@ private:
   void record(const ir::ExprP &LV, Sweeps &Out, ir::Block &Restore);
   bool needsRecording(const ir::Var *V) const;
   bool recomputable(const ir::Expr &Cond) const;
-  /// Records the variables statement S mentions (in forward order).
-  void noteTouched(const ir::Stmt &S);
-  /// True if no statement so far mentioned V and we are outside loops: an
-  /// overwrite of V destroys nothing the reverse sweep reads.
+  /// Records the variables a statement's reverse sweep reads (statements
+  /// are visited in forward order).
+  void noteReverseReads(const ir::Block &Rev);
+  /// True if, outside loops, no earlier statement's reverse sweep reads V:
+  /// overwriting V destroys nothing the reverse sweep needs.
   bool firstTouch(const ir::Var *V) const;
 
   ir::Function &F;
@@ -116,7 +117,7 @@ private:
   /// Variables this builder created (adjoints, temporaries, counters).
   llvm::DenseSet<const ir::Var *> Generated;
   unsigned LoopDepth = 0;
-  llvm::DenseSet<const ir::Var *> Touched;
+  llvm::DenseSet<const ir::Var *> ReadLater;
 };
 
 } // namespace fluxion
