@@ -104,7 +104,7 @@ TEST(Lowering, NestedCallsAreHoisted) {
 TEST(Lowering, RejectsGotoWithLocation) {
   auto L = lower("double f(double x) { goto out; out: return x; }", "f");
   EXPECT_FALSE(L.F);
-  EXPECT_NE(L.Errors.find("'LabelStmt' statement"), std::string::npos)
+  EXPECT_NE(L.Errors.find("'goto' statement"), std::string::npos)
       << L.Errors;
 }
 
