@@ -103,6 +103,14 @@ struct JvpAttrInfo : FluxionAttrInfo {
   JvpAttrInfo() : FluxionAttrInfo(Annotation::Kind::Jvp, S, "fluxion::jvp") {}
 };
 
+struct HessianAttrInfo : FluxionAttrInfo {
+  static constexpr Spelling S[] = {{ParsedAttr::AS_CXX11, "fluxion::hessian"},
+                                   {ParsedAttr::AS_CXX11, "hessian"},
+                                   {ParsedAttr::AS_GNU, "fluxion_hessian"}};
+  HessianAttrInfo()
+      : FluxionAttrInfo(Annotation::Kind::Hessian, S, "fluxion::hessian") {}
+};
+
 } // namespace
 } // namespace fluxion
 
@@ -110,3 +118,6 @@ static clang::ParsedAttrInfoRegistry::Add<fluxion::GradAttrInfo>
     RegisterGrad("fluxion-grad", "reverse-mode derivatives (f_grad, f_vjp)");
 static clang::ParsedAttrInfoRegistry::Add<fluxion::JvpAttrInfo>
     RegisterJvp("fluxion-jvp", "forward-mode derivatives (f_jvp)");
+static clang::ParsedAttrInfoRegistry::Add<fluxion::HessianAttrInfo>
+    RegisterHessian("fluxion-hessian",
+                    "second-order derivatives (f_hvp, f_hessian)");

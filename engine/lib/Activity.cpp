@@ -9,28 +9,42 @@ using namespace ir;
 
 static bool carriesDerivative(QualType T) { return isDifferentiableType(T); }
 
-ActivityInfo::ActivityInfo(const Function &F, llvm::ArrayRef<Var *> Params) {
+ActivityInfo::ActivityInfo(const Function &F, llvm::ArrayRef<Var *> Params)
+    : ActivityInfo(F.Body, Params) {}
+
+ActivityInfo::ActivityInfo(const Block &Body, llvm::ArrayRef<Var *> Params) {
   for (Var *P : Params)
     Active.insert(P);
   bool Changed = true;
+  auto Mark = [&](Var *Root) {
+    if (Root && !Active.count(Root) && carriesDerivative(Root->Type)) {
+      Active.insert(Root);
+      Changed = true;
+    }
+  };
   while (Changed) {
     Changed = false;
-    forEachStmt(F.Body, [&](const Stmt &S) {
+    forEachStmt(Body, [&](const Stmt &S) {
       if (S.K == StmtKind::Eval && S.RHS->K == ExprKind::Call) {
         markOutputs(*S.RHS, Changed);
+        return;
+      }
+      // Block-local declarations of generated code initialise like
+      // assignments.
+      if (S.K == StmtKind::Decl) {
+        if (S.RHS && isActive(*S.RHS))
+          Mark(S.V);
         return;
       }
       if (S.K != StmtKind::Assign)
         return;
       if (S.RHS->K == ExprKind::Call)
         markOutputs(*S.RHS, Changed);
-      Var *Root = S.LHS->rootVar();
-      if (!Root || Active.count(Root) || !carriesDerivative(Root->Type))
-        return;
-      if (isActive(*S.RHS)) {
-        Active.insert(Root);
-        Changed = true;
-      }
+      // Values restored from a tape carry derivatives whenever their type
+      // does: tangents travel with every floating value on the tape, so
+      // that the sweeps that push and pop them agree.
+      if (S.RHS->K == ExprKind::Pop || isActive(*S.RHS))
+        Mark(S.LHS->rootVar());
     });
   }
 }

@@ -1,5 +1,6 @@
 //===- Differentiator.cpp - Declares and defines derivative functions ------===//
 #include "fluxion/engine/Differentiator.h"
+#include "AdjointBody.h"
 #include "fluxion/engine/Emitter.h"
 #include "fluxion/engine/Lowering.h"
 #include "fluxion/engine/Passes.h"
@@ -121,7 +122,7 @@ Differentiator::findUser(const FunctionDecl *FD,
 }
 
 bool Differentiator::isUsed(const UserEntry &E) const {
-  for (const FunctionDecl *D : {E.VJP, E.Grad, E.JVP})
+  for (const FunctionDecl *D : {E.VJP, E.Grad, E.JVP, E.HVP, E.Hessian})
     if (D && (D->isUsed() || D->isReferenced()))
       return true;
   return false;
@@ -216,6 +217,17 @@ void Differentiator::annotate(FunctionDecl *FD, const Annotation &A) {
   if (A.K == Annotation::Kind::Jvp) {
     declareJVP(*E);
     Users.push_back(std::move(E));
+    return;
+  }
+  if (A.K == Annotation::Kind::Hessian) {
+    if (!checkSecondOrder(FD, A))
+      return;
+    declareSecondOrder(*E);
+    Users.push_back(std::move(E));
+    // A Hessian annotation also gives what grad gives.
+    Annotation Grad = A;
+    Grad.K = Annotation::Kind::Grad;
+    annotate(FD, Grad);
     return;
   }
   std::string Base = FD->getNameAsString();
@@ -362,17 +374,7 @@ Differentiator::reverseOf(const ir::Expr &Call, llvm::ArrayRef<bool> ArgActive) 
 // Definitions
 //===----------------------------------------------------------------------===//
 
-namespace {
-/// Lowered, analysed and differentiated body of one function.
-struct Differentiated {
-  std::unique_ptr<Function> IR;
-  std::vector<Var *> ReverseParams; ///< params + seed + adjoint params
-  AdjointParts Parts;
-  Var *ReturnVar = nullptr;
-};
-} // namespace
-
-static std::optional<Differentiated>
+std::optional<Differentiated>
 differentiate(FunctionDecl *Def, const std::vector<bool> &Active, ASTContext &Ctx,
               DiagReporter &Diags, DerivativeOracle &Oracle,
               std::function<void(ReverseBuilder &, Differentiated &)> Extra) {
@@ -576,6 +578,8 @@ void Differentiator::defineSplit(SplitEntry &E, FunctionDecl *Def) {
   Emitter Emit2(S, Diags);
   if (Emit2.emit(Bwd))
     publish(E.Bwd);
+  Stored[E.Fwd] = {D->IR, Fwd.Params, std::move(Fwd.Body)};
+  Stored[E.Bwd] = {D->IR, Bwd.Params, std::move(Bwd.Body)};
 }
 
 void Differentiator::explain(const FunctionDecl *Fn, unsigned Depth) {
@@ -607,6 +611,17 @@ void Differentiator::explain(const FunctionDecl *Fn, unsigned Depth) {
   }
 }
 
+void Differentiator::defineEntry(UserEntry &E, FunctionDecl *Def) {
+  switch (E.K) {
+  case Annotation::Kind::Grad:
+    return defineUser(E, Def);
+  case Annotation::Kind::Jvp:
+    return defineUserJVP(E, Def);
+  case Annotation::Kind::Hessian:
+    return defineUserHVP(E, Def);
+  }
+}
+
 void Differentiator::defineFor(FunctionDecl *FD) {
   if (!FD->doesThisDeclarationHaveABody() || Generated.count(FD))
     return;
@@ -623,12 +638,9 @@ void Differentiator::defineFor(FunctionDecl *FD) {
     Deferred.erase(Deferred.begin());
     for (size_t I = 0; I < Users.size(); ++I) {
       UserEntry &E = *Users[I];
-      if (E.Defined || !findUser(Next, E.K) || findUser(Next, E.K) != &E)
+      if (E.Defined || findUser(Next, E.K) != &E)
         continue;
-      if (E.K == Annotation::Kind::Jvp)
-        defineUserJVP(E, Next);
-      else
-        defineUser(E, Next);
+      defineEntry(E, Next);
     }
     drain(/*AtEnd=*/false);
   }
@@ -636,45 +648,45 @@ void Differentiator::defineFor(FunctionDecl *FD) {
 }
 
 void Differentiator::drain(bool AtEnd) {
-  // Definitions can request further callees: loop until nothing is left.
-  for (size_t I = 0; I < DualOrder.size(); ++I) {
-    DualEntry &E = *DualOrder[I];
-    if (E.Defined)
-      continue;
-    const FunctionDecl *Def = nullptr;
-    if (E.Callee->hasBody(Def)) {
-      defineDual(E, const_cast<FunctionDecl *>(Def));
-      continue;
+  // Definitions request further callees, and a dual of a generated function
+  // waits for that function: repeat until nothing more can be defined.
+  bool Progress = true;
+  while (Progress) {
+    Progress = false;
+    for (size_t I = 0; I < SplitOrder.size(); ++I) {
+      SplitEntry &E = *SplitOrder[I];
+      const FunctionDecl *Def = nullptr;
+      if (!E.Defined && E.Callee->hasBody(Def)) {
+        defineSplit(E, const_cast<FunctionDecl *>(Def));
+        Progress = true;
+      }
     }
-    if (AtEnd) {
-      E.Defined = true;
-      for (const auto &[Loc, User] : E.Uses) {
+    for (size_t I = 0; I < DualOrder.size(); ++I) {
+      DualEntry &E = *DualOrder[I];
+      const FunctionDecl *Def = nullptr;
+      if (!E.Defined && E.Callee->hasBody(Def)) {
+        defineDual(E, const_cast<FunctionDecl *>(Def));
+        Progress = true;
+      }
+    }
+  }
+  if (!AtEnd)
+    return;
+  auto Report = [&](auto &Entries, StringRef Suffix) {
+    for (auto *E : Entries) {
+      if (E->Defined)
+        continue;
+      E->Defined = true;
+      for (const auto &[Loc, User] : E->Uses) {
         Diags.report(Loc, Diag::NoDerivative)
-            << E.Callee << (E.Callee->getName() + "_vjp").str();
+            << E->Callee << (E->Callee->getName() + Suffix).str();
         if (User)
           explain(User);
       }
     }
-  }
-  for (size_t I = 0; I < SplitOrder.size(); ++I) {
-    SplitEntry &E = *SplitOrder[I];
-    if (E.Defined)
-      continue;
-    const FunctionDecl *Def = nullptr;
-    if (E.Callee->hasBody(Def)) {
-      defineSplit(E, const_cast<FunctionDecl *>(Def));
-      continue;
-    }
-    if (AtEnd) {
-      E.Defined = true;
-      for (const auto &[Loc, User] : E.Uses) {
-        Diags.report(Loc, Diag::NoDerivative)
-            << E.Callee << (E.Callee->getName() + "_vjp").str();
-        if (User)
-          explain(User);
-      }
-    }
-  }
+  };
+  Report(SplitOrder, "_vjp");
+  Report(DualOrder, "_jvp");
 }
 
 void Differentiator::finish() {
@@ -684,10 +696,7 @@ void Differentiator::finish() {
       continue;
     const FunctionDecl *Def = nullptr;
     if (E->Annotated->hasBody(Def)) {
-      if (E->K == Annotation::Kind::Jvp)
-        defineUserJVP(*E, const_cast<FunctionDecl *>(Def));
-      else
-        defineUser(*E, const_cast<FunctionDecl *>(Def));
+      defineEntry(*E, const_cast<FunctionDecl *>(Def));
       continue;
     }
     if (isUsed(*E))

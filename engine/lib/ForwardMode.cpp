@@ -55,31 +55,49 @@ void Differentiator::declareJVP(UserEntry &E) {
 namespace {
 /// Lowered, analysed tangent body of one function.
 struct Tangent {
-  std::unique_ptr<ir::Function> IR;
   std::vector<Var *> Params; ///< params + tangents
   ir::Block Body;
   Var *ReturnTangent = nullptr;
 };
 } // namespace
 
-static std::optional<Tangent> tangentBody(FunctionDecl *Def,
-                                          const std::vector<bool> &Active,
-                                          ASTContext &Ctx, DiagReporter &Diags,
-                                          TangentOracle &Oracle) {
-  FunctionLowering Lowering(Ctx, Diags);
+/// Where the body to differentiate comes from: a function's source, or the
+/// stored IR of a function Fluxion generated.
+struct TangentSource {
+  FunctionDecl *Def = nullptr;
+  std::shared_ptr<ir::Function> IR;
+  const std::vector<Var *> *Params = nullptr;
+  const ir::Block *Body = nullptr;
+};
+
+static std::optional<Tangent>
+tangentBody(const TangentSource &Src, const std::vector<bool> &Active,
+            const std::vector<bool> &Sink, ASTContext &Ctx,
+            DiagReporter &Diags, TangentOracle &Oracle,
+            std::shared_ptr<ir::Function> &Keep) {
   Tangent T;
-  T.IR = Lowering.lower(Def);
-  if (!T.IR)
-    return std::nullopt;
-  ir::Function &F = *T.IR;
-  eliminateJumps(F, Ctx);
+  std::vector<Var *> Params;
+  if (Src.IR) {
+    Keep = Src.IR;
+    Params = *Src.Params;
+  } else {
+    FunctionLowering Lowering(Ctx, Diags);
+    std::unique_ptr<ir::Function> Lowered = Lowering.lower(Src.Def);
+    if (!Lowered)
+      return std::nullopt;
+    eliminateJumps(*Lowered, Ctx);
+    Keep = std::move(Lowered);
+    Params = Keep->Params;
+  }
+  ir::Function &F = *Keep;
+  const ir::Block &Body = Src.Body ? *Src.Body : F.Body;
   llvm::DenseMap<Var *, Var *> Tangents;
   std::vector<Var *> ActiveParams;
-  T.Params = F.Params;
-  for (unsigned I = 0; I < F.Params.size(); ++I) {
+  T.Params = Params;
+  for (unsigned I = 0; I < Params.size(); ++I) {
     if (!Active[I])
       continue;
-    Var *P = F.Params[I];
+    Var *P = Params[I];
     ActiveParams.push_back(P);
     Var *TP = F.makeVar(Var::Kind::Param, "t_" + P->Name,
                         tangentParamType(Ctx, P->Type));
@@ -87,12 +105,15 @@ static std::optional<Tangent> tangentBody(FunctionDecl *Def,
     T.Params.push_back(TP);
     Tangents[P] = TP;
   }
-  ActivityInfo Activity(F, ActiveParams);
+  ActivityInfo Activity(Body, ActiveParams);
   TangentBuilder Builder(F, Ctx, Activity, Oracle, Diags, Tangents);
-  auto Body = Builder.build();
-  if (!Body)
+  for (unsigned I = 0; I < Params.size() && I < Sink.size(); ++I)
+    if (Sink[I])
+      Builder.Sinks.insert(Params[I]);
+  auto Out = Builder.build(&Body);
+  if (!Out)
     return std::nullopt;
-  T.Body = std::move(*Body);
+  T.Body = std::move(*Out);
   if (F.ReturnVar && Activity.isActive(F.ReturnVar))
     T.ReturnTangent = Tangents.lookup(F.ReturnVar);
   return T;
@@ -103,7 +124,10 @@ void Differentiator::defineUserJVP(UserEntry &E, FunctionDecl *Def) {
   if (Def->isInvalidDecl() || Diags.clangReportedErrors())
     return;
   Current = Def;
-  auto T = tangentBody(Def, E.Active, Ctx, Diags, *this);
+  TangentSource Src;
+  Src.Def = Def;
+  std::shared_ptr<ir::Function> IR;
+  auto T = tangentBody(Src, E.Active, {}, Ctx, Diags, *this, IR);
   Current = nullptr;
   if (!T) {
     explain(Def);
@@ -112,7 +136,7 @@ void Differentiator::defineUserJVP(UserEntry &E, FunctionDecl *Def) {
   EmitRequest R;
   R.Target = E.JVP;
   R.Params = T->Params;
-  R.Locals = T->IR->Locals;
+  R.Locals = IR->Locals;
   R.Body = std::move(T->Body);
   if (hasSeed(Def)) {
     auto Ret = std::make_unique<ir::Stmt>(StmtKind::Return);
@@ -133,7 +157,16 @@ void Differentiator::defineDual(DualEntry &E, FunctionDecl *Def) {
     return;
   FunctionDecl *Saved = Current;
   Current = Def;
-  auto T = tangentBody(Def, E.Active, Ctx, Diags, *this);
+  TangentSource Src;
+  Src.Def = Def;
+  auto It = Stored.find(E.Callee);
+  if (It != Stored.end()) {
+    Src.IR = It->second.IR;
+    Src.Params = &It->second.Params;
+    Src.Body = &It->second.Body;
+  }
+  std::shared_ptr<ir::Function> IR;
+  auto T = tangentBody(Src, E.Active, E.Sink, Ctx, Diags, *this, IR);
   Current = Saved;
   if (!T) {
     explain(Def);
@@ -142,11 +175,11 @@ void Differentiator::defineDual(DualEntry &E, FunctionDecl *Def) {
   EmitRequest R;
   R.Target = E.Dual;
   R.Params = T->Params;
-  R.Locals = T->IR->Locals;
+  R.Locals = IR->Locals;
   R.Body = std::move(T->Body);
   if (hasSeed(Def)) {
     // *t_result = tangent of the result; return the value.
-    ir::Function &F = *T->IR;
+    ir::Function &F = *IR;
     Var *Out = F.makeVar(Var::Kind::Param, "t_result",
                          Ctx.getPointerType(F.ReturnVar->Type));
     R.Params.push_back(Out);
@@ -157,8 +190,8 @@ void Differentiator::defineDual(DualEntry &E, FunctionDecl *Def) {
         TR));
   }
   auto Ret = std::make_unique<ir::Stmt>(StmtKind::Return);
-  if (T->IR->ReturnVar)
-    Ret->RHS = ir::ref(T->IR->ReturnVar);
+  if (IR->ReturnVar && hasSeed(Def))
+    Ret->RHS = ir::ref(IR->ReturnVar);
   R.Body.push_back(std::move(Ret));
   Emitter Emit(S, Diags);
   if (Emit.emit(R))
@@ -167,8 +200,11 @@ void Differentiator::defineDual(DualEntry &E, FunctionDecl *Def) {
 
 std::optional<CallTangent>
 Differentiator::tangentOf(const ir::Expr &Call,
-                          llvm::ArrayRef<bool> ArgActive) {
+                          llvm::ArrayRef<bool> ArgActive,
+                          llvm::ArrayRef<bool> ArgSink) {
   FunctionDecl *Callee = Call.Callee;
+  if (Callee->isTemplateInstantiation() && !Callee->hasBody())
+    S.InstantiateFunctionDefinition(Call.Loc, Callee);
   if (FunctionDecl *Custom = findCustom(Callee, "_jvp", Call.Loc)) {
     CallTangent D;
     D.K = CallTangent::Kind::Custom;
@@ -180,7 +216,8 @@ Differentiator::tangentOf(const ir::Expr &Call,
     return D;
   }
   const FunctionDecl *Def = nullptr;
-  if (!Callee->hasBody(Def) && (Callee->getBuiltinID() ||
+  if (!Stored.count(Callee) && !Callee->hasBody(Def) &&
+      (Callee->getBuiltinID() ||
                                 Ctx.getSourceManager().isInSystemHeader(
                                     Callee->getLocation()))) {
     Diags.report(Call.Loc, Diag::NoDerivative) << Callee << (Callee->getName() + "_jvp").str();
@@ -193,13 +230,16 @@ Differentiator::tangentOf(const ir::Expr &Call,
     Active.push_back(Diff && I < ArgActive.size() && ArgActive[I]);
     All &= !Diff || Active.back();
   }
-  auto Key = std::make_pair(
-      static_cast<const Decl *>(Callee->getCanonicalDecl()), Active);
+  std::vector<bool> Sink(ArgSink.begin(), ArgSink.end());
+  Sink.resize(Callee->getNumParams(), false);
+  auto Key = std::make_tuple(
+      static_cast<const Decl *>(Callee->getCanonicalDecl()), Active, Sink);
   auto It = Duals.find(Key);
   if (It == Duals.end()) {
     auto E = std::make_unique<DualEntry>();
     E->Callee = Callee;
     E->Active = Active;
+    E->Sink = Sink;
     std::string Suffix;
     if (!All)
       for (unsigned I = 0; I < Active.size(); ++I)

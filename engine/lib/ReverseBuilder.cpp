@@ -382,7 +382,8 @@ bool ReverseBuilder::callSite(const ir::Stmt &S, Sweeps &Out) {
     if (ArgActive[I])
       propagate(A, ref(Tmp), After);
   }
-  Rev.push_back(eval(call(D->Reverse, Args, Ctx.VoidTy, C.Loc), C.Loc));
+  Rev.push_back(eval(
+      call(D->Reverse, Args, D->Reverse->getReturnType(), C.Loc), C.Loc));
   for (StmtP &A : After)
     Rev.push_back(std::move(A));
   for (StmtP &R : Restore)

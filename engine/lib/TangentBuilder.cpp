@@ -17,11 +17,22 @@ TangentBuilder::TangentBuilder(Function &F, ASTContext &Ctx,
     : F(F), Ctx(Ctx), Activity(Activity), Oracle(Oracle), Diags(Diags),
       Tangents(Tangents) {}
 
-std::optional<Block> TangentBuilder::build() {
+std::optional<Block> TangentBuilder::build(const Block *Body) {
   Block Out;
-  if (!stmts(F.Body, Out))
+  if (!stmts(Body ? *Body : F.Body, Out))
     return std::nullopt;
   return Out;
+}
+
+bool TangentBuilder::isSink(const Expr &E) const {
+  const Var *Root = E.rootVar();
+  return Root && Sinks.count(Root);
+}
+
+bool TangentBuilder::carriesTangent(QualType T) const {
+  if (T->isArrayType())
+    T = Ctx.getBaseElementType(T);
+  return T->isRealFloatingType();
 }
 
 Var *TangentBuilder::tangentVar(Var *V) {
@@ -133,6 +144,12 @@ bool TangentBuilder::stmt(const ir::Stmt &S, Block &Out) {
   case StmtKind::Assign: {
     if (S.RHS->K == ExprKind::Call)
       return callSite(S, Out);
+    if (S.RHS->K == ExprKind::Pop && carriesTangent(S.LHS->Ty)) {
+      // The tangent was pushed after the value: it comes off first.
+      Out.push_back(assign(tangentOf(*S.LHS), pop(S.RHS->V)));
+      Out.push_back(assign(S.LHS, S.RHS, S.Op, S.Loc));
+      return true;
+    }
     Var *Root = S.LHS->rootVar();
     if (Root && Activity.isActive(Root) &&
         isDifferentiableScalar(S.LHS->Ty)) {
@@ -142,8 +159,37 @@ bool TangentBuilder::stmt(const ir::Stmt &S, Block &Out) {
         Out.push_back(assign(tangentOf(*S.LHS),
                              T ? cast(S.LHS->Ty, T) : zero(S.LHS->Ty), S.Op));
     }
-    Out.push_back(assign(S.LHS, S.RHS, S.Op, S.Loc));
+    if (!isSink(*S.LHS))
+      Out.push_back(assign(S.LHS, S.RHS, S.Op, S.Loc));
     return true;
+  }
+  case StmtKind::Push: {
+    // Floating values travel with their tangents (pushed after them).
+    Out.push_back(push(S.V, S.RHS));
+    if (carriesTangent(S.RHS->Ty)) {
+      ExprP T = S.RHS->Ty->isArrayType() ? tangentOf(*S.RHS) : tangent(*S.RHS);
+      Out.push_back(push(S.V, T ? T : zero(S.RHS->Ty)));
+    }
+    return true;
+  }
+  case StmtKind::Decl: {
+    if (S.RHS && carriesTangent(S.V->Type) && Activity.isActive(S.V)) {
+      ExprP T = tangent(*S.RHS);
+      Var *TV = tangentVar(S.V);
+      // A block-local tangent: declared where its primal is.
+      llvm::erase(F.Locals, TV);
+      Out.push_back(decl(TV, T ? cast(S.V->Type, T) : zero(S.V->Type)));
+    }
+    Out.push_back(decl(S.V, S.RHS));
+    return true;
+  }
+  case StmtKind::Repeat: {
+    auto R = std::make_unique<ir::Stmt>(StmtKind::Repeat, S.Loc);
+    R->V = S.V;
+    R->Cond = S.Cond;
+    bool OK = stmts(S.body(), R->body());
+    Out.push_back(std::move(R));
+    return OK;
   }
   case StmtKind::Eval:
     if (S.RHS->K == ExprKind::Call)
@@ -199,12 +245,18 @@ bool TangentBuilder::callSite(const ir::Stmt &S, Block &Out) {
                       : eval(S.RHS, S.Loc));
     return true;
   }
-  std::optional<CallTangent> D = Oracle.tangentOf(C, ArgActive);
+  llvm::SmallVector<bool, 4> ArgSink;
+  for (const ExprP &A : C.Ops)
+    ArgSink.push_back(A->Ty->isPointerType() && isSink(*A));
+  std::optional<CallTangent> D = Oracle.tangentOf(C, ArgActive, ArgSink);
   if (!D)
     return false;
   // The arguments' tangents; values are evaluated before the call, so a
   // call that overwrites its own argument still sees the old tangent.
   llvm::SmallVector<ExprP, 8> Args(C.Ops.begin(), C.Ops.end());
+  for (unsigned I = 0; I < Args.size(); ++I)
+    if (ArgSink[I]) // the rule writes nothing through it
+      Args[I] = intConst(Args[I]->Ty, 0);
   for (unsigned I = 0; I < C.Ops.size() && I < D->TangentSlot.size(); ++I) {
     if (!D->TangentSlot[I])
       continue;
@@ -229,7 +281,7 @@ bool TangentBuilder::callSite(const ir::Stmt &S, Block &Out) {
   // value = g_dual(args..., tangents..., &t)
   if (hasSeed(C.Callee)) {
     Var *T = F.makeVar(Var::Kind::Local, "_t_result",
-                       C.Ty.getUnqualifiedType());
+                       C.Callee->getReturnType().getUnqualifiedType());
     T->ZeroInit = true;
     F.Locals.push_back(T);
     Args.push_back(addrOf(ref(T), Ctx.getPointerType(T->Type)));

@@ -34,7 +34,7 @@ namespace fluxion {
 
 /// What an annotation asks for.
 struct Annotation {
-  enum class Kind { Grad, Jvp };
+  enum class Kind { Grad, Jvp, Hessian };
   Kind K = Kind::Grad;
   /// Parameter names restricting differentiation (empty: all).
   llvm::SmallVector<std::string, 4> Params;
@@ -66,7 +66,8 @@ public:
   std::optional<CallDerivative>
   reverseOf(const ir::Expr &Call, llvm::ArrayRef<bool> ArgActive) override;
   std::optional<CallTangent>
-  tangentOf(const ir::Expr &Call, llvm::ArrayRef<bool> ArgActive) override;
+  tangentOf(const ir::Expr &Call, llvm::ArrayRef<bool> ArgActive,
+            llvm::ArrayRef<bool> ArgSink) override;
 
 private:
   struct UserEntry {
@@ -75,6 +76,8 @@ private:
     clang::FunctionDecl *VJP = nullptr;
     clang::FunctionDecl *Grad = nullptr;
     clang::FunctionDecl *JVP = nullptr;
+    clang::FunctionDecl *HVP = nullptr;
+    clang::FunctionDecl *Hessian = nullptr;
     std::vector<bool> Active;
     clang::SourceLocation Loc;
     bool Defined = false;
@@ -105,6 +108,15 @@ private:
   void defineDual(struct DualEntry &E, clang::FunctionDecl *Def);
   std::vector<std::pair<std::string, clang::QualType>>
   tangentParams(clang::FunctionDecl *FD, const std::vector<bool> &Active);
+  // Second order (SecondOrder.cpp).
+  std::vector<std::pair<std::string, clang::QualType>>
+  hvpParams(clang::FunctionDecl *FD, const std::vector<bool> &Active);
+  bool checkSecondOrder(clang::FunctionDecl *FD, const Annotation &A);
+  void declareSecondOrder(UserEntry &E);
+  void defineUserHVP(UserEntry &E, clang::FunctionDecl *Def);
+  void defineDenseHessian(UserEntry &E, clang::FunctionDecl *Def);
+  /// Defines the derivatives E asks for.
+  void defineEntry(UserEntry &E, clang::FunctionDecl *Def);
   void drain(bool AtEnd);
   /// Notes explaining why Fn is differentiated (the chain of calls up to
   /// an annotated function).
@@ -131,9 +143,18 @@ private:
            std::unique_ptr<SplitEntry>>
       Splits;
   std::vector<SplitEntry *> SplitOrder;
-  std::map<std::pair<const clang::Decl *, std::vector<bool>>,
+  std::map<std::tuple<const clang::Decl *, std::vector<bool>,
+                      std::vector<bool>>,
            std::unique_ptr<struct DualEntry>>
       Duals;
+  /// The IR of generated functions, so that they can be differentiated
+  /// again (the tangent of an adjoint).
+  struct StoredIR {
+    std::shared_ptr<ir::Function> IR;
+    std::vector<ir::Var *> Params;
+    ir::Block Body;
+  };
+  std::map<const clang::Decl *, StoredIR> Stored;
   std::vector<DualEntry *> DualOrder;
   llvm::SmallPtrSet<const clang::Decl *, 32> Generated;
   clang::FunctionDecl *Current = nullptr; ///< function being differentiated
@@ -146,6 +167,7 @@ struct DualEntry {
   clang::FunctionDecl *Callee = nullptr;
   clang::FunctionDecl *Dual = nullptr;
   std::vector<bool> Active;
+  std::vector<bool> Sink; ///< parameters whose primal writes are dropped
   llvm::SmallVector<std::pair<clang::SourceLocation, clang::FunctionDecl *>, 2>
       Uses;
   bool Defined = false;

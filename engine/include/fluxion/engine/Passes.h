@@ -24,6 +24,8 @@ public:
   /// ActiveParams: the differentiable parameters the derivative is taken
   /// with respect to (output pointers included).
   ActivityInfo(const ir::Function &F, llvm::ArrayRef<ir::Var *> ActiveParams);
+  /// The same over an arbitrary body (generated sweeps included).
+  ActivityInfo(const ir::Block &Body, llvm::ArrayRef<ir::Var *> ActiveParams);
 
   bool isActive(const ir::Var *V) const { return Active.count(V); }
   /// True if the value (or, for pointers, the memory) of E depends on an

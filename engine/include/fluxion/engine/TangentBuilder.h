@@ -34,8 +34,12 @@ struct CallTangent {
 class TangentOracle {
 public:
   virtual ~TangentOracle() = default;
+  /// ArgSink: arguments that point into write-only adjoint memory the
+  /// caller does not have (see TangentBuilder::Sinks); the rule drops the
+  /// primal writes through them.
   virtual std::optional<CallTangent>
-  tangentOf(const ir::Expr &Call, llvm::ArrayRef<bool> ArgActive) = 0;
+  tangentOf(const ir::Expr &Call, llvm::ArrayRef<bool> ArgActive,
+            llvm::ArrayRef<bool> ArgSink) = 0;
 };
 
 class TangentBuilder {
@@ -47,8 +51,12 @@ public:
                  DiagReporter &Diags,
                  llvm::DenseMap<ir::Var *, ir::Var *> &Tangents);
 
-  /// The dual body; nullopt after reporting an error.
-  std::optional<ir::Block> build();
+  /// The dual of Body (F.Body if null); nullopt after reporting an error.
+  std::optional<ir::Block> build(const ir::Block *Body = nullptr);
+
+  /// Write-only memory (adjoint parameters when differentiating an adjoint):
+  /// only the tangents of writes into them are kept.
+  llvm::DenseSet<const ir::Var *> Sinks;
 
 private:
   bool stmts(const ir::Block &B, ir::Block &Out);
@@ -60,6 +68,8 @@ private:
   ir::ExprP tangentOf(const ir::Expr &E);
   ir::Var *tangentVar(ir::Var *V);
   ir::ExprP zero(clang::QualType T);
+  bool isSink(const ir::Expr &E) const;
+  bool carriesTangent(clang::QualType T) const;
 
   ir::Function &F;
   clang::ASTContext &Ctx;

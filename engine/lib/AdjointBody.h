@@ -1,0 +1,34 @@
+//===- AdjointBody.h - The reverse-mode body of one function ----*- C++ -*-===//
+//
+// Shared by the Differentiator's reverse-mode and second-order halves.
+//
+//===----------------------------------------------------------------------===//
+#ifndef FLUXION_ENGINE_LIB_ADJOINTBODY_H
+#define FLUXION_ENGINE_LIB_ADJOINTBODY_H
+
+#include "fluxion/engine/ReverseBuilder.h"
+
+#include <functional>
+#include <memory>
+
+namespace fluxion {
+
+/// Lowered, analysed and differentiated body of one function.
+struct Differentiated {
+  std::shared_ptr<ir::Function> IR;
+  std::vector<ir::Var *> ReverseParams; ///< params + seed + adjoint params
+  AdjointParts Parts;
+  ir::Var *ReturnVar = nullptr;
+};
+
+/// Lowers Def and builds both sweeps with respect to the Active parameters.
+/// Extra, if set, may adjust the parts (split functions save their state).
+std::optional<Differentiated>
+differentiate(clang::FunctionDecl *Def, const std::vector<bool> &Active,
+              clang::ASTContext &Ctx, DiagReporter &Diags,
+              DerivativeOracle &Oracle,
+              std::function<void(ReverseBuilder &, Differentiated &)> Extra);
+
+} // namespace fluxion
+
+#endif

@@ -1,0 +1,261 @@
+//===- SecondOrder.cpp - Hessian-vector products and dense Hessians --------===//
+//
+// f_hvp is the tangent of the adjoint (forward over reverse): the joint
+// adjoint body of f, with seed 1, run through the TangentBuilder along the
+// direction v. The adjoint parameters (the gradient) are write-only there:
+// only their tangents, H v, are kept, accumulated into hv_. f_hessian calls
+// f_hvp once per unit vector.
+//
+//===----------------------------------------------------------------------===//
+#include "AdjointBody.h"
+#include "fluxion/engine/Differentiator.h"
+#include "fluxion/engine/Emitter.h"
+#include "fluxion/engine/Lowering.h"
+
+#include "clang/AST/ASTContext.h"
+#include "clang/Sema/Sema.h"
+
+using namespace clang;
+
+namespace fluxion {
+using ir::ExprP;
+using ir::StmtKind;
+using ir::StmtP;
+using ir::Var;
+
+/// Elements of a differentiable parameter as f_hessian sees it: 1 for a
+/// scalar, N for a fixed-size array parameter (T x[N]), 0 if unknown.
+static uint64_t flatSize(ASTContext &Ctx, const ParmVarDecl *P) {
+  if (P->getType()->isRealFloatingType())
+    return 1;
+  if (const auto *AT = Ctx.getAsConstantArrayType(P->getOriginalType())) {
+    uint64_t N = AT->getSize().getZExtValue();
+    QualType E = AT->getElementType();
+    return E->isRealFloatingType() ? N : 0;
+  }
+  return 0;
+}
+
+std::vector<std::pair<std::string, QualType>>
+Differentiator::hvpParams(FunctionDecl *FD, const std::vector<bool> &Active) {
+  auto Ps = tangentParams(FD, Active);
+  for (auto &P : Ps)
+    if (P.first.rfind("t_", 0) == 0)
+      P.first = "v_" + P.first.substr(2);
+  for (unsigned I = 0; I < FD->getNumParams(); ++I)
+    if (Active[I])
+      Ps.push_back({"hv_" + FD->getParamDecl(I)->getNameAsString(),
+                    adjointParamType(Ctx, FD->getParamDecl(I)->getType())});
+  return Ps;
+}
+
+bool Differentiator::checkSecondOrder(FunctionDecl *FD, const Annotation &A) {
+  if (!hasSeed(FD)) {
+    Diags.report(A.Loc, Diag::NotDifferentiable)
+        << FD << "a Hessian needs a function that returns a floating value";
+    return false;
+  }
+  for (ParmVarDecl *P : FD->parameters()) {
+    QualType T = P->getType();
+    if (T->isPointerType() && isDifferentiableType(T) &&
+        !T->getPointeeType().isConstQualified()) {
+      Diags.report(P->getLocation(), Diag::NotDifferentiable)
+          << FD
+          << "a Hessian is taken of a scalar function of its inputs; make "
+             "the output parameter a const input or return the value";
+      return false;
+    }
+  }
+  return true;
+}
+
+void Differentiator::declareSecondOrder(UserEntry &E) {
+  FunctionDecl *FD = E.Annotated;
+  std::string Base = FD->getNameAsString();
+  E.HVP = declare(FD, Base + "_hvp", Ctx.VoidTy, hvpParams(FD, E.Active),
+                  false, true);
+  bool Dense = true;
+  for (unsigned I = 0; I < FD->getNumParams(); ++I)
+    if (E.Active[I] && flatSize(Ctx, FD->getParamDecl(I)) == 0)
+      Dense = false;
+  if (!Dense)
+    return;
+  std::vector<std::pair<std::string, QualType>> Ps;
+  for (ParmVarDecl *P : FD->parameters())
+    Ps.push_back({P->getName().empty() ? std::string("_p")
+                                       : P->getNameAsString(),
+                  P->getType()});
+  Ps.push_back(
+      {"H", Ctx.getPointerType(FD->getReturnType().getUnqualifiedType())});
+  E.Hessian = declare(FD, Base + "_hessian", Ctx.VoidTy, Ps, false, true);
+}
+
+void Differentiator::defineUserHVP(UserEntry &E, FunctionDecl *Def) {
+  E.Defined = true;
+  if (Def->isInvalidDecl() || Diags.clangReportedErrors())
+    return;
+  Current = Def;
+  auto D = differentiate(Def, E.Active, Ctx, Diags, *this, nullptr);
+  if (!D) {
+    Current = nullptr;
+    explain(Def);
+    return;
+  }
+  ir::Function &F = *D->IR;
+  unsigned NP = F.Params.size();
+  // The seed becomes a local holding 1: H v is the tangent of the gradient.
+  Var *Seed = D->ReverseParams[NP];
+  Seed->K = Var::Kind::Local;
+  F.Locals.push_back(Seed);
+  ir::Block Adjoint;
+  Adjoint.push_back(ir::assign(ir::ref(Seed), ir::floatConst(Seed->Type, 1)));
+  for (StmtP &St : D->Parts.Forward)
+    Adjoint.push_back(std::move(St));
+  for (StmtP &St : D->Parts.Reverse)
+    Adjoint.push_back(std::move(St));
+
+  llvm::DenseMap<Var *, Var *> Tangents;
+  std::vector<Var *> Params(F.Params.begin(), F.Params.end());
+  std::vector<Var *> ActiveParams, Directions, Products;
+  std::vector<Var *> Gradients(D->ReverseParams.begin() + NP + 1,
+                               D->ReverseParams.end());
+  for (unsigned I = 0, J = 0; I < NP; ++I) {
+    if (!E.Active[I])
+      continue;
+    Var *P = F.Params[I];
+    ActiveParams.push_back(P);
+    Var *V = F.makeVar(Var::Kind::Param, "v_" + P->Name,
+                       P->Type->isRealFloatingType()
+                           ? P->Type.getUnqualifiedType()
+                           : P->Type);
+    Directions.push_back(V);
+    Tangents[P] = V;
+    Var *G = Gradients[J++];
+    Var *HV = F.makeVar(Var::Kind::Param, "hv_" + P->Name, G->Type);
+    Products.push_back(HV);
+    Tangents[G] = HV;
+  }
+  ActivityInfo Activity(Adjoint, ActiveParams);
+  TangentBuilder Builder(F, Ctx, Activity, *this, Diags, Tangents);
+  for (Var *G : Gradients)
+    Builder.Sinks.insert(G);
+  auto Body = Builder.build(&Adjoint);
+  Current = nullptr;
+  if (!Body) {
+    explain(Def);
+    return;
+  }
+  EmitRequest R;
+  R.Target = E.HVP;
+  R.Params = Params;
+  R.Params.insert(R.Params.end(), Directions.begin(), Directions.end());
+  R.Params.insert(R.Params.end(), Products.begin(), Products.end());
+  R.Locals = F.Locals;
+  R.Body = std::move(*Body);
+  Emitter Emit(S, Diags);
+  if (Emit.emit(R))
+    publish(E.HVP);
+  if (E.Hessian)
+    defineDenseHessian(E, Def);
+}
+
+void Differentiator::defineDenseHessian(UserEntry &E, FunctionDecl *Def) {
+  // for (k = 0; k < N; ++k) {
+  //   v = e_k; hv = 0; f_hvp(p..., v..., hv...);
+  //   H[k * N + j] = hv_j for every flattened j
+  // }
+  ir::Function F;
+  QualType T = Def->getReturnType().getUnqualifiedType();
+  QualType Int = Ctx.IntTy;
+  std::vector<Var *> Params;
+  for (ParmVarDecl *P : E.Hessian->parameters())
+    Params.push_back(F.makeVar(Var::Kind::Param, P->getName(), P->getType()));
+  Var *H = Params.back();
+  Var *K = F.makeVar(Var::Kind::Local, "k", Int);
+  Var *J = F.makeVar(Var::Kind::Local, "j", Int);
+  F.Locals = {K, J};
+  struct Slot {
+    Var *V, *HV;
+    uint64_t Offset, Size;
+  };
+  std::vector<Slot> Slots;
+  uint64_t N = 0;
+  for (unsigned I = 0; I < Def->getNumParams(); ++I) {
+    if (!E.Active[I])
+      continue;
+    uint64_t Size = flatSize(Ctx, Def->getParamDecl(I));
+    QualType VT = Size == 1 && Def->getParamDecl(I)->getType()->isRealFloatingType()
+                      ? T
+                      : Ctx.getConstantArrayType(T, llvm::APInt(64, Size),
+                                                 nullptr,
+                                                 ArraySizeModifier::Normal, 0);
+    std::string Name = Params[I]->Name;
+    Var *V = F.makeVar(Var::Kind::Local, "v_" + Name, VT);
+    Var *HV = F.makeVar(Var::Kind::Local, "hv_" + Name, VT);
+    V->ZeroInit = HV->ZeroInit = true;
+    F.Locals.push_back(V);
+    F.Locals.push_back(HV);
+    Slots.push_back({V, HV, N, Size});
+    N += Size;
+  }
+  auto IntC = [&](int64_t X) { return ir::intConst(Int, X); };
+  auto Loop = [&](Var *Counter, uint64_t Count, ir::Block Body) {
+    ir::Block Out;
+    Out.push_back(ir::assign(ir::ref(Counter), IntC(0)));
+    auto L = std::make_unique<ir::Stmt>(StmtKind::Loop);
+    L->Cond = ir::binary(BO_LT, ir::ref(Counter), IntC(Count), Ctx.BoolTy);
+    L->body() = std::move(Body);
+    L->body().push_back(ir::assign(
+        ir::ref(Counter), ir::binary(BO_Add, ir::ref(Counter), IntC(1), Int)));
+    Out.push_back(std::move(L));
+    return Out;
+  };
+  auto Elem = [&](Var *A, ExprP Idx) -> ExprP {
+    return A->isArray() ? ir::index(ir::ref(A), Idx, T) : ir::ref(A);
+  };
+  ir::Block Row;
+  llvm::SmallVector<ExprP, 8> Args;
+  for (unsigned I = 0; I < Def->getNumParams(); ++I)
+    Args.push_back(ir::ref(Params[I]));
+  for (const Slot &Sl : Slots) {
+    // v = (k == offset + j) ? 1 : 0; hv = 0
+    ir::Block Init;
+    ExprP Col = ir::binary(BO_Add, IntC(Sl.Offset), ir::ref(J), Int);
+    Init.push_back(ir::assign(
+        Elem(Sl.V, ir::ref(J)),
+        ir::cond(ir::binary(BO_EQ, ir::ref(K), Col, Ctx.BoolTy),
+                 ir::floatConst(T, 1), ir::floatConst(T, 0), T)));
+    Init.push_back(ir::assign(Elem(Sl.HV, ir::ref(J)), ir::floatConst(T, 0)));
+    for (StmtP &St : Loop(J, Sl.Size, std::move(Init)))
+      Row.push_back(std::move(St));
+    Args.push_back(Sl.V->isArray() ? ir::cast(Ctx.getPointerType(T),
+                                              ir::ref(Sl.V))
+                                   : ir::ref(Sl.V));
+  }
+  for (const Slot &Sl : Slots)
+    Args.push_back(Sl.HV->isArray()
+                       ? ir::cast(Ctx.getPointerType(T), ir::ref(Sl.HV))
+                       : ir::addrOf(ir::ref(Sl.HV), Ctx.getPointerType(T)));
+  Row.push_back(ir::eval(ir::call(E.HVP, Args, Ctx.VoidTy)));
+  for (const Slot &Sl : Slots) {
+    // H[k * N + offset + j] = hv[j]
+    ir::Block Copy;
+    ExprP At = ir::binary(
+        BO_Add, ir::binary(BO_Mul, ir::ref(K), IntC(N), Int),
+        ir::binary(BO_Add, IntC(Sl.Offset), ir::ref(J), Int), Int);
+    Copy.push_back(
+        ir::assign(ir::index(ir::ref(H), At, T), Elem(Sl.HV, ir::ref(J))));
+    for (StmtP &St : Loop(J, Sl.Size, std::move(Copy)))
+      Row.push_back(std::move(St));
+  }
+  EmitRequest R;
+  R.Target = E.Hessian;
+  R.Params = Params;
+  R.Locals = F.Locals;
+  R.Body = Loop(K, N, std::move(Row));
+  Emitter Emit(S, Diags);
+  if (Emit.emit(R))
+    publish(E.Hessian);
+}
+
+} // namespace fluxion
