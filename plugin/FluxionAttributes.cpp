@@ -111,6 +111,14 @@ struct HessianAttrInfo : FluxionAttrInfo {
       : FluxionAttrInfo(Annotation::Kind::Hessian, S, "fluxion::hessian") {}
 };
 
+struct JacobianAttrInfo : FluxionAttrInfo {
+  static constexpr Spelling S[] = {{ParsedAttr::AS_CXX11, "fluxion::jacobian"},
+                                   {ParsedAttr::AS_CXX11, "jacobian"},
+                                   {ParsedAttr::AS_GNU, "fluxion_jacobian"}};
+  JacobianAttrInfo()
+      : FluxionAttrInfo(Annotation::Kind::Jacobian, S, "fluxion::jacobian") {}
+};
+
 } // namespace
 } // namespace fluxion
 
@@ -118,6 +126,8 @@ static clang::ParsedAttrInfoRegistry::Add<fluxion::GradAttrInfo>
     RegisterGrad("fluxion-grad", "reverse-mode derivatives (f_grad, f_vjp)");
 static clang::ParsedAttrInfoRegistry::Add<fluxion::JvpAttrInfo>
     RegisterJvp("fluxion-jvp", "forward-mode derivatives (f_jvp)");
+static clang::ParsedAttrInfoRegistry::Add<fluxion::JacobianAttrInfo>
+    RegisterJacobian("fluxion-jacobian", "dense Jacobians (f_jacobian)");
 static clang::ParsedAttrInfoRegistry::Add<fluxion::HessianAttrInfo>
     RegisterHessian("fluxion-hessian",
                     "second-order derivatives (f_hvp, f_hessian)");

@@ -122,7 +122,8 @@ Differentiator::findUser(const FunctionDecl *FD,
 }
 
 bool Differentiator::isUsed(const UserEntry &E) const {
-  for (const FunctionDecl *D : {E.VJP, E.Grad, E.JVP, E.HVP, E.Hessian})
+  for (const FunctionDecl *D :
+       {E.VJP, E.Grad, E.JVP, E.HVP, E.Hessian, E.Jacobian})
     if (D && (D->isUsed() || D->isReferenced()))
       return true;
   return false;
@@ -217,6 +218,13 @@ void Differentiator::annotate(FunctionDecl *FD, const Annotation &A) {
   if (A.K == Annotation::Kind::Jvp) {
     declareJVP(*E);
     Users.push_back(std::move(E));
+    return;
+  }
+  if (A.K == Annotation::Kind::Jacobian) {
+    UserEntry &Ref = *E;
+    Users.push_back(std::move(E));
+    if (!declareJacobian(Ref, A))
+      Ref.Defined = true;
     return;
   }
   if (A.K == Annotation::Kind::Hessian) {
@@ -619,6 +627,8 @@ void Differentiator::defineEntry(UserEntry &E, FunctionDecl *Def) {
     return defineUserJVP(E, Def);
   case Annotation::Kind::Hessian:
     return defineUserHVP(E, Def);
+  case Annotation::Kind::Jacobian:
+    return defineJacobian(E, Def);
   }
 }
 

@@ -34,7 +34,7 @@ namespace fluxion {
 
 /// What an annotation asks for.
 struct Annotation {
-  enum class Kind { Grad, Jvp, Hessian };
+  enum class Kind { Grad, Jvp, Hessian, Jacobian };
   Kind K = Kind::Grad;
   /// Parameter names restricting differentiation (empty: all).
   llvm::SmallVector<std::string, 4> Params;
@@ -78,6 +78,8 @@ private:
     clang::FunctionDecl *JVP = nullptr;
     clang::FunctionDecl *HVP = nullptr;
     clang::FunctionDecl *Hessian = nullptr;
+    clang::FunctionDecl *Jacobian = nullptr;
+    bool Forward = false; ///< Jacobian by columns (jvp) rather than rows
     std::vector<bool> Active;
     clang::SourceLocation Loc;
     bool Defined = false;
@@ -115,6 +117,9 @@ private:
   void declareSecondOrder(UserEntry &E);
   void defineUserHVP(UserEntry &E, clang::FunctionDecl *Def);
   void defineDenseHessian(UserEntry &E, clang::FunctionDecl *Def);
+  // Jacobian (Jacobian.cpp).
+  bool declareJacobian(UserEntry &E, const Annotation &A);
+  void defineJacobian(UserEntry &E, clang::FunctionDecl *Def);
   /// Defines the derivatives E asks for.
   void defineEntry(UserEntry &E, clang::FunctionDecl *Def);
   void drain(bool AtEnd);

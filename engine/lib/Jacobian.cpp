@@ -1,0 +1,248 @@
+//===- Jacobian.cpp - Dense Jacobians from jvp or vjp sweeps ---------------===//
+//
+// f_jacobian(p..., J) fills J row-major: one row per output (the returned
+// value first, then the elements of fixed-size output arrays), one column
+// per flattened differentiable input. With fewer inputs than outputs it
+// runs one f_jvp per column (forward mode); otherwise one f_vjp per row
+// (reverse mode), like JAX's jacfwd and jacrev.
+//
+//===----------------------------------------------------------------------===//
+#include "fluxion/engine/Differentiator.h"
+#include "fluxion/engine/Emitter.h"
+#include "fluxion/engine/Lowering.h"
+
+#include "clang/AST/ASTContext.h"
+
+using namespace clang;
+
+namespace fluxion {
+using ir::ExprP;
+using ir::StmtKind;
+using ir::StmtP;
+using ir::Var;
+
+namespace {
+/// A differentiable parameter as f_jacobian sees it.
+struct Part {
+  unsigned Param;
+  uint64_t Size;  ///< flattened elements
+  bool Output;    ///< a non-const fixed-size array the function writes
+  bool Scalar;
+};
+} // namespace
+
+static bool jacobianParts(ASTContext &Ctx, FunctionDecl *FD,
+                          const std::vector<bool> &Active,
+                          std::vector<Part> &Parts) {
+  for (unsigned I = 0; I < FD->getNumParams(); ++I) {
+    if (!Active[I])
+      continue;
+    const ParmVarDecl *P = FD->getParamDecl(I);
+    QualType T = P->getType();
+    if (T->isRealFloatingType()) {
+      Parts.push_back({I, 1, false, true});
+      continue;
+    }
+    const auto *AT = Ctx.getAsConstantArrayType(P->getOriginalType());
+    if (!AT || !AT->getElementType()->isRealFloatingType())
+      return false;
+    bool Output = !T->getPointeeType().isConstQualified();
+    Parts.push_back({I, AT->getSize().getZExtValue(), Output, false});
+  }
+  return true;
+}
+
+bool Differentiator::declareJacobian(UserEntry &E, const Annotation &A) {
+  FunctionDecl *FD = E.Annotated;
+  std::vector<Part> Parts;
+  if (!jacobianParts(Ctx, FD, E.Active, Parts)) {
+    Diags.report(A.Loc, Diag::NotDifferentiable)
+        << FD
+        << "a dense Jacobian needs scalar and fixed-size array parameters "
+           "(T x[N]); use f_jvp or f_vjp for pointers";
+    return false;
+  }
+  uint64_t Rows = hasSeed(FD) ? 1 : 0, Cols = 0;
+  for (const Part &P : Parts)
+    (P.Output ? Rows : Cols) += P.Size;
+  if (Rows == 0 || Cols == 0) {
+    Diags.report(A.Loc, Diag::NotDifferentiable)
+        << FD << "it has no outputs or no inputs to differentiate";
+    return false;
+  }
+  std::vector<std::pair<std::string, QualType>> Ps;
+  for (ParmVarDecl *P : FD->parameters())
+    Ps.push_back({P->getName().empty() ? std::string("_p")
+                                       : P->getNameAsString(),
+                  P->getType()});
+  QualType T = hasSeed(FD) ? FD->getReturnType().getUnqualifiedType()
+                           : Ctx.DoubleTy;
+  for (const Part &P : Parts)
+    if (!P.Scalar)
+      T = Ctx.getBaseElementType(
+          FD->getParamDecl(P.Param)->getOriginalType()).getUnqualifiedType();
+  Ps.push_back({"J", Ctx.getPointerType(T)});
+  E.Jacobian = declare(FD, FD->getNameAsString() + "_jacobian", Ctx.VoidTy, Ps,
+                       false, true);
+  // The sweeps it is built from.
+  E.Forward = Cols <= Rows;
+  Annotation Base = A;
+  Base.K = E.Forward ? Annotation::Kind::Jvp : Annotation::Kind::Grad;
+  annotate(FD, Base);
+  return true;
+}
+
+void Differentiator::defineJacobian(UserEntry &E, FunctionDecl *Def) {
+  E.Defined = true;
+  if (Def->isInvalidDecl() || Diags.clangReportedErrors())
+    return;
+  UserEntry *Sweep = findUser(
+      Def, E.Forward ? Annotation::Kind::Jvp : Annotation::Kind::Grad);
+  if (!Sweep)
+    return;
+  FunctionDecl *Callee = E.Forward ? Sweep->JVP : Sweep->VJP;
+  std::vector<Part> Parts;
+  jacobianParts(Ctx, Def, E.Active, Parts);
+  ir::Function F;
+  std::vector<Var *> Params;
+  for (ParmVarDecl *P : E.Jacobian->parameters())
+    Params.push_back(F.makeVar(Var::Kind::Param, P->getName(), P->getType()));
+  Var *J = Params.back();
+  QualType T = J->Type->getPointeeType();
+  QualType Int = Ctx.IntTy;
+  Var *K = F.makeVar(Var::Kind::Local, "k", Int);
+  Var *I = F.makeVar(Var::Kind::Local, "i", Int);
+  F.Locals = {K, I};
+  auto IntC = [&](int64_t X) { return ir::intConst(Int, X); };
+  auto Loop = [&](Var *Counter, uint64_t Count, ir::Block Body) {
+    ir::Block Out;
+    Out.push_back(ir::assign(ir::ref(Counter), IntC(0)));
+    auto L = std::make_unique<ir::Stmt>(StmtKind::Loop);
+    L->Cond = ir::binary(BO_LT, ir::ref(Counter), IntC(Count), Ctx.BoolTy);
+    L->body() = std::move(Body);
+    L->body().push_back(ir::assign(
+        ir::ref(Counter), ir::binary(BO_Add, ir::ref(Counter), IntC(1), Int)));
+    Out.push_back(std::move(L));
+    return Out;
+  };
+  // One seed buffer per differentiable parameter (tangent or adjoint).
+  struct Slot {
+    Part P;
+    Var *Buf;
+    uint64_t Offset; ///< among inputs (columns) or outputs (rows)
+  };
+  std::vector<Slot> Slots;
+  uint64_t Rows = hasSeed(Def) ? 1 : 0, Cols = 0;
+  for (const Part &P : Parts) {
+    QualType BT = P.Scalar ? T
+                           : Ctx.getConstantArrayType(T, llvm::APInt(64, P.Size),
+                                                      nullptr,
+                                                      ArraySizeModifier::Normal,
+                                                      0);
+    Var *Buf = F.makeVar(Var::Kind::Local,
+                         (E.Forward ? "t_" : "d_") + Params[P.Param]->Name, BT);
+    Buf->ZeroInit = true;
+    F.Locals.push_back(Buf);
+    uint64_t &Counter = P.Output ? Rows : Cols;
+    Slots.push_back({P, Buf, Counter});
+    Counter += P.Size;
+  }
+  Var *Result = nullptr;
+  if (hasSeed(Def)) {
+    Result = F.makeVar(Var::Kind::Local, E.Forward ? "t_ret" : "seed", T);
+    Result->ZeroInit = true;
+    F.Locals.push_back(Result);
+  }
+  auto Elem = [&](const Slot &S, ExprP Idx) -> ExprP {
+    return S.P.Scalar ? ir::ref(S.Buf) : ir::index(ir::ref(S.Buf), Idx, T);
+  };
+  // Seeds the unit vector k into the slots on the "Seeded" side (inputs in
+  // forward mode, outputs in reverse mode) and clears the others.
+  ir::Block Body;
+  for (const Slot &S : Slots) {
+    bool Seeded = S.P.Output != E.Forward;
+    ExprP Value = ir::floatConst(T, 0);
+    if (Seeded)
+      Value = ir::cond(
+          ir::binary(BO_EQ, ir::ref(K),
+                     ir::binary(BO_Add, IntC(S.Offset),
+                                ir::ref(I), Int),
+                     Ctx.BoolTy),
+          ir::floatConst(T, 1), ir::floatConst(T, 0), T);
+    ir::Block Init;
+    Init.push_back(ir::assign(Elem(S, ir::ref(I)), Value));
+    for (StmtP &St : Loop(I, S.P.Size, std::move(Init)))
+      Body.push_back(std::move(St));
+  }
+  llvm::SmallVector<ExprP, 8> Args;
+  for (unsigned P = 0; P < Def->getNumParams(); ++P)
+    Args.push_back(ir::ref(Params[P]));
+  auto BufArg = [&](const Slot &S, bool ByValue) -> ExprP {
+    if (!S.P.Scalar)
+      return ir::cast(Ctx.getPointerType(T), ir::ref(S.Buf));
+    return ByValue ? ir::ref(S.Buf)
+                   : ir::addrOf(ir::ref(S.Buf), Ctx.getPointerType(T));
+  };
+  if (E.Forward) {
+    for (const Slot &S : Slots)
+      Args.push_back(BufArg(S, /*ByValue=*/S.P.Scalar));
+    ExprP Call = ir::call(Callee, Args, Callee->getReturnType());
+    if (Result)
+      Body.push_back(ir::assign(ir::ref(Result), Call));
+    else
+      Body.push_back(ir::eval(Call));
+    // Column k: J[row * Cols + k].
+    auto At = [&](ExprP Row) {
+      return ir::index(ir::ref(J),
+                       ir::binary(BO_Add, ir::binary(BO_Mul, Row, IntC(Cols), Int),
+                                  ir::ref(K), Int),
+                       T);
+    };
+    if (Result)
+      Body.push_back(ir::assign(At(IntC(0)), ir::ref(Result)));
+    for (const Slot &S : Slots) {
+      if (!S.P.Output)
+        continue;
+      ir::Block Copy;
+      Copy.push_back(ir::assign(
+          At(ir::binary(BO_Add, IntC(S.Offset), ir::ref(I), Int)),
+          Elem(S, ir::ref(I))));
+      for (StmtP &St : Loop(I, S.P.Size, std::move(Copy)))
+        Body.push_back(std::move(St));
+    }
+  } else {
+    // Row k: seed the return value (k == 0) or an output element.
+    if (Result) {
+      Body.push_back(ir::assign(
+          ir::ref(Result),
+          ir::cond(ir::binary(BO_EQ, ir::ref(K), IntC(0), Ctx.BoolTy),
+                   ir::floatConst(T, 1), ir::floatConst(T, 0), T)));
+      Args.push_back(ir::ref(Result));
+    }
+    for (const Slot &S : Slots)
+      Args.push_back(BufArg(S, false));
+    Body.push_back(ir::eval(ir::call(Callee, Args, Callee->getReturnType())));
+    for (const Slot &S : Slots) {
+      if (S.P.Output)
+        continue;
+      ir::Block Copy;
+      ExprP At = ir::binary(
+          BO_Add, ir::binary(BO_Mul, ir::ref(K), IntC(Cols), Int),
+          ir::binary(BO_Add, IntC(S.Offset), ir::ref(I), Int), Int);
+      Copy.push_back(
+          ir::assign(ir::index(ir::ref(J), At, T), Elem(S, ir::ref(I))));
+      for (StmtP &St : Loop(I, S.P.Size, std::move(Copy)))
+        Body.push_back(std::move(St));
+    }
+  }
+  EmitRequest R;
+  R.Target = E.Jacobian;
+  R.Params = Params;
+  R.Locals = F.Locals;
+  R.Body = Loop(K, E.Forward ? Cols : Rows, std::move(Body));
+  Emitter Emit(S, Diags);
+  if (Emit.emit(R))
+    publish(E.Jacobian);
+}
+
+} // namespace fluxion
