@@ -313,6 +313,46 @@ FunctionDecl *Differentiator::findCustom(FunctionDecl *Callee,
   return Best->Function;
 }
 
+std::vector<bool> Differentiator::activeParams(FunctionDecl *Callee,
+                                               llvm::ArrayRef<bool> ArgActive,
+                                               bool &All) {
+  std::vector<bool> Active;
+  All = true;
+  for (unsigned I = 0; I < Callee->getNumParams(); ++I) {
+    bool Diff = isDifferentiableType(Callee->getParamDecl(I)->getType());
+    Active.push_back(Diff && I < ArgActive.size() && ArgActive[I]);
+    All &= !Diff || Active.back();
+  }
+  return Active;
+}
+
+std::string Differentiator::activeSuffix(FunctionDecl *Callee,
+                                         const std::vector<bool> &Active,
+                                         bool All) {
+  std::string Suffix;
+  if (!All)
+    for (unsigned I = 0; I < Active.size(); ++I)
+      if (Active[I])
+        Suffix += "_" + Callee->getParamDecl(I)->getNameAsString();
+  return Suffix;
+}
+
+bool Differentiator::canGenerate(FunctionDecl *Callee, SourceLocation Loc,
+                                 StringRef Rule) {
+  if (Callee->isTemplateInstantiation() && !Callee->hasBody())
+    S.InstantiateFunctionDefinition(Loc, Callee);
+  if (Stored.count(Callee) || Callee->hasBody())
+    return true;
+  // A body may still come later in the translation unit, except for
+  // builtins and library functions.
+  if (!Callee->getBuiltinID() &&
+      !Ctx.getSourceManager().isInSystemHeader(Callee->getLocation()))
+    return true;
+  Diags.report(Loc, Diag::NoDerivative)
+      << Callee << (Callee->getName() + Rule).str();
+  return false;
+}
+
 std::optional<CallDerivative>
 Differentiator::reverseOf(const ir::Expr &Call, llvm::ArrayRef<bool> ArgActive) {
   FunctionDecl *Callee = Call.Callee;
@@ -326,22 +366,10 @@ Differentiator::reverseOf(const ir::Expr &Call, llvm::ArrayRef<bool> ArgActive) 
       S.MarkFunctionReferenced(Call.Loc, Custom);
     return D;
   }
-  const FunctionDecl *Def = nullptr;
-  bool MayGetBody = Callee->hasBody(Def) ||
-                    Callee->isTemplateInstantiation() ||
-                    !Callee->isExternC();
-  if (!MayGetBody || Callee->getBuiltinID() ||
-      Ctx.getSourceManager().isInSystemHeader(Callee->getLocation())) {
-    Diags.report(Call.Loc, Diag::NoDerivative) << Callee << (Callee->getName() + "_vjp").str();
+  if (!canGenerate(Callee, Call.Loc, "_vjp"))
     return std::nullopt;
-  }
-  std::vector<bool> Active;
-  bool All = true;
-  for (unsigned I = 0; I < Callee->getNumParams(); ++I) {
-    bool Diff = isDifferentiableType(Callee->getParamDecl(I)->getType());
-    Active.push_back(Diff && I < ArgActive.size() && ArgActive[I]);
-    All &= !Diff || Active.back();
-  }
+  bool All;
+  std::vector<bool> Active = activeParams(Callee, ArgActive, All);
   auto Key = std::make_pair(
       static_cast<const Decl *>(Callee->getCanonicalDecl()), Active);
   auto It = Splits.find(Key);
@@ -349,11 +377,7 @@ Differentiator::reverseOf(const ir::Expr &Call, llvm::ArrayRef<bool> ArgActive) 
     auto E = std::make_unique<SplitEntry>();
     E->Callee = Callee;
     E->Active = Active;
-    std::string Suffix;
-    if (!All)
-      for (unsigned I = 0; I < Active.size(); ++I)
-        if (Active[I])
-          Suffix += "_" + Callee->getParamDecl(I)->getNameAsString();
+    std::string Suffix = activeSuffix(Callee, Active, All);
     std::string Base = Callee->getNameAsString();
     std::vector<std::pair<std::string, QualType>> FwdParams;
     for (ParmVarDecl *P : Callee->parameters())
@@ -597,26 +621,21 @@ void Differentiator::explain(const FunctionDecl *Fn, unsigned Depth) {
   }
   if (Depth > 8)
     return;
-  for (SplitEntry *E : SplitOrder) {
-    if (E->Callee->getCanonicalDecl() != Fn->getCanonicalDecl() ||
-        E->Uses.empty())
-      continue;
-    Diags.report(E->Uses.front().first, Diag::NoteCalledFrom) << E->Callee;
-    if (const FunctionDecl *User = E->Uses.front().second)
-      if (User->getCanonicalDecl() != Fn->getCanonicalDecl())
-        explain(User, Depth + 1);
-    return;
-  }
-  for (DualEntry *E : DualOrder) {
-    if (E->Callee->getCanonicalDecl() != Fn->getCanonicalDecl() ||
-        E->Uses.empty())
-      continue;
-    Diags.report(E->Uses.front().first, Diag::NoteCalledFrom) << E->Callee;
-    if (const FunctionDecl *User = E->Uses.front().second)
-      if (User->getCanonicalDecl() != Fn->getCanonicalDecl())
-        explain(User, Depth + 1);
-    return;
-  }
+  auto Explain = [&](const auto &Entries) {
+    for (const auto *E : Entries) {
+      if (E->Callee->getCanonicalDecl() != Fn->getCanonicalDecl() ||
+          E->Uses.empty())
+        continue;
+      Diags.report(E->Uses.front().first, Diag::NoteCalledFrom) << E->Callee;
+      if (const FunctionDecl *User = E->Uses.front().second)
+        if (User->getCanonicalDecl() != Fn->getCanonicalDecl())
+          explain(User, Depth + 1);
+      return true;
+    }
+    return false;
+  };
+  if (!Explain(SplitOrder))
+    Explain(DualOrder);
 }
 
 void Differentiator::defineEntry(UserEntry &E, FunctionDecl *Def) {

@@ -203,8 +203,6 @@ Differentiator::tangentOf(const ir::Expr &Call,
                           llvm::ArrayRef<bool> ArgActive,
                           llvm::ArrayRef<bool> ArgSink) {
   FunctionDecl *Callee = Call.Callee;
-  if (Callee->isTemplateInstantiation() && !Callee->hasBody())
-    S.InstantiateFunctionDefinition(Call.Loc, Callee);
   if (FunctionDecl *Custom = findCustom(Callee, "_jvp", Call.Loc)) {
     CallTangent D;
     D.K = CallTangent::Kind::Custom;
@@ -215,21 +213,10 @@ Differentiator::tangentOf(const ir::Expr &Call,
       S.MarkFunctionReferenced(Call.Loc, Custom);
     return D;
   }
-  const FunctionDecl *Def = nullptr;
-  if (!Stored.count(Callee) && !Callee->hasBody(Def) &&
-      (Callee->getBuiltinID() ||
-                                Ctx.getSourceManager().isInSystemHeader(
-                                    Callee->getLocation()))) {
-    Diags.report(Call.Loc, Diag::NoDerivative) << Callee << (Callee->getName() + "_jvp").str();
+  if (!canGenerate(Callee, Call.Loc, "_jvp"))
     return std::nullopt;
-  }
-  std::vector<bool> Active;
-  bool All = true;
-  for (unsigned I = 0; I < Callee->getNumParams(); ++I) {
-    bool Diff = isDifferentiableType(Callee->getParamDecl(I)->getType());
-    Active.push_back(Diff && I < ArgActive.size() && ArgActive[I]);
-    All &= !Diff || Active.back();
-  }
+  bool All;
+  std::vector<bool> Active = activeParams(Callee, ArgActive, All);
   std::vector<bool> Sink(ArgSink.begin(), ArgSink.end());
   Sink.resize(Callee->getNumParams(), false);
   auto Key = std::make_tuple(
@@ -240,11 +227,7 @@ Differentiator::tangentOf(const ir::Expr &Call,
     E->Callee = Callee;
     E->Active = Active;
     E->Sink = Sink;
-    std::string Suffix;
-    if (!All)
-      for (unsigned I = 0; I < Active.size(); ++I)
-        if (Active[I])
-          Suffix += "_" + Callee->getParamDecl(I)->getNameAsString();
+    std::string Suffix = activeSuffix(Callee, Active, All);
     auto Params = tangentParams(Callee, Active);
     if (hasSeed(Callee))
       Params.push_back(

@@ -289,6 +289,19 @@ StmtP block(Block Body) {
   return S;
 }
 
+Block countedLoop(ASTContext &Ctx, Var *Counter, int64_t Count, Block Body) {
+  QualType T = Counter->Type;
+  Block Out;
+  Out.push_back(assign(ref(Counter), intConst(T, 0)));
+  auto L = std::make_unique<Stmt>(StmtKind::Loop);
+  L->Cond = binary(BO_LT, ref(Counter), intConst(T, Count), Ctx.BoolTy);
+  L->body() = std::move(Body);
+  L->body().push_back(assign(
+      ref(Counter), binary(BO_Add, ref(Counter), intConst(T, 1), T)));
+  Out.push_back(std::move(L));
+  return Out;
+}
+
 void forEachExpr(const Expr &E, llvm::function_ref<void(const Expr &)> F) {
   F(E);
   for (const ExprP &Op : E.Ops)

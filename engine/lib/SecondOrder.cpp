@@ -200,15 +200,7 @@ void Differentiator::defineDenseHessian(UserEntry &E, FunctionDecl *Def) {
   }
   auto IntC = [&](int64_t X) { return ir::intConst(Int, X); };
   auto Loop = [&](Var *Counter, uint64_t Count, ir::Block Body) {
-    ir::Block Out;
-    Out.push_back(ir::assign(ir::ref(Counter), IntC(0)));
-    auto L = std::make_unique<ir::Stmt>(StmtKind::Loop);
-    L->Cond = ir::binary(BO_LT, ir::ref(Counter), IntC(Count), Ctx.BoolTy);
-    L->body() = std::move(Body);
-    L->body().push_back(ir::assign(
-        ir::ref(Counter), ir::binary(BO_Add, ir::ref(Counter), IntC(1), Int)));
-    Out.push_back(std::move(L));
-    return Out;
+    return ir::countedLoop(Ctx, Counter, Count, std::move(Body));
   };
   auto Elem = [&](Var *A, ExprP Idx) -> ExprP {
     return A->isArray() ? ir::index(ir::ref(A), Idx, T) : ir::ref(A);

@@ -139,6 +139,18 @@ private:
                                   clang::SourceLocation Loc);
   clang::NamespaceDecl *customNamespace();
   void publish(clang::FunctionDecl *FD);
+  /// Which callee parameters a generated derivative differentiates, given
+  /// the active arguments of a call; All is set when every differentiable
+  /// parameter is.
+  std::vector<bool> activeParams(clang::FunctionDecl *Callee,
+                                 llvm::ArrayRef<bool> ArgActive, bool &All);
+  /// "_x_w" naming the active parameters (empty when all are).
+  std::string activeSuffix(clang::FunctionDecl *Callee,
+                           const std::vector<bool> &Active, bool All);
+  /// False (after an error naming the missing Rule) if Callee's derivative
+  /// cannot be generated: a builtin or system function without a body.
+  bool canGenerate(clang::FunctionDecl *Callee, clang::SourceLocation Loc,
+                   llvm::StringRef Rule);
 
   clang::Sema &S;
   clang::ASTContext &Ctx;

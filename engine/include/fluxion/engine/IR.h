@@ -187,6 +187,9 @@ StmtP decl(Var *V, ExprP Init);
 StmtP ifStmt(ExprP Cond, Block Then, Block Else = {}, clang::SourceLocation Loc = {});
 StmtP push(Var *Tape, ExprP Value);
 StmtP block(Block Body);
+/// Counter = 0; while (Counter < Count) { Body; Counter = Counter + 1; }
+Block countedLoop(clang::ASTContext &Ctx, Var *Counter, int64_t Count,
+                  Block Body);
 
 /// Calls F on every expression node (pre-order), statements included.
 void forEachExpr(const Expr &E, llvm::function_ref<void(const Expr &)> F);
