@@ -190,7 +190,7 @@ void Differentiator::defineDual(DualEntry &E, FunctionDecl *Def) {
         TR));
   }
   auto Ret = std::make_unique<ir::Stmt>(StmtKind::Return);
-  if (IR->ReturnVar && hasSeed(Def))
+  if (IR->ReturnVar && !Def->getReturnType()->isVoidType())
     Ret->RHS = ir::ref(IR->ReturnVar);
   R.Body.push_back(std::move(Ret));
   Emitter Emit(S, Diags);

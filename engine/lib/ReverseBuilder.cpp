@@ -329,6 +329,14 @@ bool ReverseBuilder::callSite(const ir::Stmt &S, Sweeps &Out) {
     }
     Out.Fwd.push_back(assign(LHS, Value, BO_Assign, S.Loc));
   };
+  // A call whose result carries no derivative and that writes no
+  // floating memory (a predicate, an index computation) needs none.
+  bool WritesFloats = false;
+  for (const ExprP &A : C.Ops)
+    WritesFloats |= A->Ty->isPointerType() && isDifferentiableType(A->Ty) &&
+                    !A->Ty->getPointeeType().isConstQualified();
+  if (!ResultActive && !WritesFloats && !isDifferentiableScalar(C.Ty))
+    AnyActive = false;
   if (!AnyActive) {
     Store(S.RHS);
     for (StmtP &R : RestoreResult)

@@ -238,6 +238,14 @@ bool TangentBuilder::callSite(const ir::Stmt &S, Block &Out) {
   bool ResultActive = LHS && LHS->rootVar() &&
                       Activity.isActive(LHS->rootVar()) &&
                       isDifferentiableScalar(LHS->Ty);
+  // A call whose result carries no derivative and that writes no
+  // floating memory (a predicate, an index computation) needs none.
+  bool WritesFloats = false;
+  for (const ExprP &A : C.Ops)
+    WritesFloats |= A->Ty->isPointerType() && isDifferentiableType(A->Ty) &&
+                    !A->Ty->getPointeeType().isConstQualified();
+  if (!ResultActive && !WritesFloats && !isDifferentiableScalar(C.Ty))
+    AnyActive = false;
   if (!AnyActive) {
     if (ResultActive)
       Out.push_back(assign(tangentOf(*LHS), zero(LHS->Ty)));

@@ -93,6 +93,14 @@ namespace arr {
   return e;
 }
 
+// Index arithmetic with integer division and modulo: (sum x)^2.
+[[fluxion::grad]] double div_mod_index(const double *a, int n) {
+  double s = 0;
+  for (int k = 0; k < n * n; ++k)
+    s += a[k / n] * a[k % n];
+  return s;
+}
+
 } // namespace arr
 
 using nt::ld;
@@ -249,4 +257,15 @@ TEST(ArraysPointers, LocalMatrixProduct) {
       NT_EXPECT_EXACT(double, g[i * 2 + j], dA);
       NT_EXPECT_EXACT(double, g[4 + i * 2 + j], dB);
     }
+}
+
+TEST(ArraysPointers, DivModIndexArithmetic) {
+  const int n = 4;
+  std::vector<double> in = {0.5, 1.5, -1.0, 0.25};
+  auto g = nt::check_gradient<double>(
+      [&](const double *v) { return arr::div_mod_index(v, n); },
+      [&](const double *v, double *d) { return arr::div_mod_index_grad(v, n, d); },
+      in);
+  for (int i = 0; i < n; ++i)
+    NT_EXPECT_EXACT(double, g[i], 2 * (0.5 + 1.5 - 1.0 + 0.25));
 }

@@ -24,6 +24,21 @@ double log1pexp(double x) { return std::log(1 + std::exp(x)); }
 // Annotated below, with a custom derivative of its own.
 double softplus(double x);
 
+// x^n by a loop; its rule has an int parameter (no d_ for it).
+double int_power(double x, int n) {
+  double r = 1;
+  for (int i = 0; i < n; ++i)
+    r *= x;
+  return r;
+}
+
+// A void function with two outputs; its rule takes the outputs' seeds in
+// d_s and d_c.
+void sin_cos(double x, double *s, double *c) {
+  *s = std::sin(x);
+  *c = std::cos(x);
+}
+
 } // namespace calls
 
 // Custom derivatives, declared before the functions that use them.
@@ -57,6 +72,17 @@ inline double opaque_cubes_vjp(const double *x, int n, double seed,
   for (int i = 0; i < n; ++i)
     d_x[i] += seed * 3 * x[i] * x[i];
   return calls::opaque_cubes(x, n);
+}
+
+inline double int_power_vjp(double x, int n, double seed, double *d_x) {
+  *d_x += seed * n * calls::int_power(x, n - 1);
+  return calls::int_power(x, n);
+}
+
+inline void sin_cos_vjp(double x, double *s, double *c, double *d_x,
+                        double *d_s, double *d_c) {
+  *d_x += *d_s * std::cos(x) - *d_c * std::sin(x);
+  calls::sin_cos(x, s, c);
 }
 
 } // namespace fluxion::custom
@@ -146,6 +172,14 @@ void split_poly(double t, double *even, double *odd) {
 }
 [[fluxion::grad]] double uses_opaque_array(const double *x, int n, double w) {
   return w * opaque_cubes(x, n);
+}
+
+// Rules with an int parameter and for a void function with outputs.
+[[fluxion::grad]] double uses_int_power(double x) { return 2 * int_power(x, 3); }
+[[fluxion::grad]] double uses_sin_cos(double x) {
+  double s, c;
+  sin_cos(2 * x, &s, &c);
+  return s * c + s;
 }
 
 // stop_gradient: b = 2a contributes, b = stop_gradient(2a) does not.
@@ -340,6 +374,23 @@ TEST(Calls, CustomDerivativeForFunctionWithoutBody) {
       in);
   for (int i = 0; i < n; ++i)
     NT_EXPECT_EXACT(double, g[i], 3 * in[n] * (ld)in[i] * in[i]);
+}
+
+TEST(Calls, CustomRuleWithIntParameter) {
+  for (double x : {-1.25, 0.5, 1.5}) {
+    ld g = nt::check_gradient1<double>(calls::uses_int_power,
+                                       calls::uses_int_power_grad, x);
+    NT_EXPECT_EXACT(double, g, 6 * (ld)x * x);
+  }
+}
+
+TEST(Calls, CustomRuleForVoidFunctionWithOutputs) {
+  for (double x : {-0.8, 0.4, 1.1}) {
+    ld g = nt::check_gradient1<double>(calls::uses_sin_cos,
+                                       calls::uses_sin_cos_grad, x);
+    // sin(2x) cos(2x) + sin(2x) = sin(4x)/2 + sin(2x)
+    NT_EXPECT_EXACT(double, g, 2 * std::cos(4 * (ld)x) + 2 * std::cos(2 * (ld)x));
+  }
 }
 
 TEST(Calls, StopGradient) {

@@ -95,6 +95,15 @@ NT_BINARY_FUNCTIONS(fmax)
          std::sqrt(std::hypot(x, y) + 1) + std::pow(std::cosh(x), 0.5);
 }
 
+// Unqualified calls with float and long double arguments (the overloads
+// <cmath> puts in the global namespace).
+[[fluxion::grad]] long double unqualified_ldbl(long double x) {
+  return sin(x) + exp(x) * log(x) + pow(x, x);
+}
+[[fluxion::grad]] float unqualified_flt(float x) {
+  return sin(x) + exp(x) * log(x) + pow(x, x);
+}
+
 } // namespace cm
 
 namespace {
@@ -325,5 +334,20 @@ TEST(Cmath, CompositeExpression) {
             0.5L / std::sqrt(h + 1) * Y / h;
     NT_EXPECT_CLOSE(g[0], dx, 1e-12L, 1e-14L);
     NT_EXPECT_CLOSE(g[1], dy, 1e-12L, 1e-14L);
+  }
+}
+
+TEST(Cmath, UnqualifiedFloatAndLongDoubleArguments) {
+  for (long double x : {0.4L, 1.3L, 2.2L}) {
+    auto ref = [](ld v) {
+      return std::cos(v) + std::exp(v) * std::log(v) + std::exp(v) / v +
+             std::pow(v, v) * (std::log(v) + 1);
+    };
+    ld g = nt::check_gradient1<long double>(cm::unqualified_ldbl,
+                                            cm::unqualified_ldbl_grad, x);
+    NT_EXPECT_EXACT(long double, g, ref(x));
+    float xf = static_cast<float>(x);
+    g = nt::check_gradient1<float>(cm::unqualified_flt, cm::unqualified_flt_grad, xf);
+    NT_EXPECT_CLOSE(g, ref(xf), 1e-5L, 1e-6L);
   }
 }

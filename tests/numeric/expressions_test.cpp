@@ -70,6 +70,12 @@ namespace expr {
   return a * a;
 }
 
+// Branchless selection through bool-to-double conversions.
+[[fluxion::grad]] double branchless_max_sq(double x, double y) {
+  double r = (x > y) * x + (x <= y) * y;
+  return r * r;
+}
+
 } // namespace expr
 
 using nt::ld;
@@ -213,4 +219,17 @@ TEST(Expressions, VjpScalesBySeedAndReturnsValue) {
   expr::poly_vjp(1.5, -0.75, 0.0, &zx, &zy);
   EXPECT_EQ(zx, 0.5);
   EXPECT_EQ(zy, -0.5);
+}
+
+TEST(Expressions, BoolArithmetic) {
+  auto F = [](const double *v) { return expr::branchless_max_sq(v[0], v[1]); };
+  auto G = [](const double *v, double *d) {
+    return expr::branchless_max_sq_grad(v[0], v[1], &d[0], &d[1]);
+  };
+  auto g = nt::check_gradient<double>(F, G, {1.5, 0.5});
+  NT_EXPECT_EXACT(double, g[0], 3.0);
+  NT_EXPECT_EXACT(double, g[1], 0.0);
+  g = nt::check_gradient<double>(F, G, {-1.5, 0.5});
+  NT_EXPECT_EXACT(double, g[0], 0.0);
+  NT_EXPECT_EXACT(double, g[1], 1.0);
 }

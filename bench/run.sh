@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# Configures a Release tree with the benchmarks (build-bench), builds and runs
+# them, and writes the median cost ratios to bench/RESULTS.md.
+#   bench/run.sh [extra benchmark flags, e.g. --benchmark_filter=rosen]
+set -euo pipefail
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+build="${FLUXION_BENCH_BUILD_DIR:-$root/build-bench}"
+out="$root/bench/RESULTS.md"
+json="$build/hvp_bench.json"
+
+generator=()
+command -v ninja >/dev/null && generator=(-G Ninja)
+if [[ ! -f "$build/CMakeCache.txt" ]]; then
+  cmake -S "$root" -B "$build" "${generator[@]}" \
+    -DCMAKE_CXX_COMPILER="${CXX:-clang++-19}" \
+    -DFLUXION_BUILD_BENCH=ON -DCMAKE_BUILD_TYPE=Release
+else
+  cmake "$build" -DFLUXION_BUILD_BENCH=ON -DCMAKE_BUILD_TYPE=Release
+fi
+cmake --build "$build" --target fluxion_hvp_bench -j "$(nproc)"
+
+"$build/bin/fluxion_hvp_bench" --benchmark_out="$json" \
+  --benchmark_out_format=json "$@"
+
+cpu="$(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: *//')"
+cxx="$("${CXX:-clang++-19}" --version | head -n1)"
+python3 - "$json" "$out" "$(nproc)" "$cpu" "$cxx" <<'PY'
+import json, sys, datetime
+path, out, nproc, cpu, cxx = sys.argv[1:6]
+doc = json.load(open(path))
+med = {}
+for b in doc["benchmarks"]:
+    if b.get("run_type") == "aggregate" and b.get("aggregate_name") == "median":
+        scale = {"ns": 1, "us": 1e3, "ms": 1e6, "s": 1e9}[b.get("time_unit", "ns")]
+        med[b["run_name"].split("/repeats:")[0]] = b["cpu_time"] * scale
+fns = sorted({k.split("/")[0] for k in med}, key=lambda f: ["rosen", "sinexp"].index(f) if f in ("rosen", "sinexp") else 99)
+desc = {"rosen": "extended Rosenbrock, sum 100(x[i+1]-x[i]^2)^2 + (1-x[i])^2",
+        "sinexp": "sum sin(x[i]) exp(0.1 x[i+1]) + 0.5 x[i] x[i+1]"}
+L = []
+L.append("# Benchmark results: cost of generated derivatives\n")
+L.append("Written by `bench/run.sh` from `fluxion_hvp_bench` (`bench/hvp_bench.cpp`):")
+L.append("functions of n = 10^4 inputs behind a runtime-length pointer, 10 repetitions")
+L.append("per benchmark, **median CPU time** of the repetitions. Ratios are of medians.\n")
+L.append(f"- date: {datetime.datetime.utcnow().strftime('%Y-%m-%d %H:%M UTC')}")
+L.append(f"- machine: {cpu}, nproc = {nproc}")
+ctx = doc.get("context", {})
+if "mhz_per_cpu" in ctx:
+    L.append(f"- CPU clock reported by Google Benchmark: {ctx['mhz_per_cpu']} MHz; CPU scaling: {ctx.get('cpu_scaling_enabled')}")
+L.append(f"- compiler: {cxx}, `-O2` with the Fluxion plugin, CMAKE_BUILD_TYPE=Release")
+L.append(f"- Google Benchmark library build type: {ctx.get('library_build_type', '?')} (as the distribution package reports it; only the timing harness, not the timed code)\n")
+L.append("| function | primal (ns) | f_jvp (ns) | f_grad (ns) | f_hvp (ns) | f_jvp / primal | f_grad / primal | f_hvp / f_grad |")
+L.append("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+for f in fns:
+    g = lambda k: med.get(f"{f}/{k}", float("nan"))
+    p, j, gr, h = g("primal"), g("jvp"), g("grad"), g("hvp")
+    L.append(f"| `{f}` | {p:.0f} | {j:.0f} | {gr:.0f} | {h:.0f} | {j/p:.2f} | {gr/p:.2f} | {h/gr:.2f} |")
+L.append("")
+for f in fns:
+    if f in desc:
+        L.append(f"- `{f}`: {desc[f]}")
+L.append("")
+L.append("Expected orders (docs/modes.md): f_jvp ~ c * primal with c around 1.5-3,")
+L.append("f_grad ~ c * primal plus the tape, f_hvp ~ c * f_grad with c around 2.")
+open(out, "w").write("\n".join(L) + "\n")
+print(open(out).read())
+PY
