@@ -119,6 +119,9 @@ ExprP cast(QualType Ty, ExprP Sub) {
     E->FVal = llvm::APFloat(static_cast<double>(Sub->IVal.getExtValue()));
     return E;
   }
+  if (Sub->K == ExprKind::Unary && Sub->UOp == UO_Minus &&
+      Sub->Ops[0]->K == ExprKind::Const && Ty->isRealFloatingType())
+    return neg(cast(Ty, Sub->Ops[0]), Ty);
   if (Sub->Ty.getCanonicalType().getUnqualifiedType() ==
       Ty.getCanonicalType().getUnqualifiedType())
     return Sub;

@@ -49,8 +49,6 @@ private:
     return Returned;
   }
 
-  ExprP setTrue(Var *V) { return boolConst(Ctx, true); }
-
   StmtP setFlag(Var *V, bool Value) {
     return assign(ref(V), boolConst(Ctx, Value));
   }
