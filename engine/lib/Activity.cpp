@@ -81,6 +81,7 @@ bool ActivityInfo::isActive(const Expr &E) const {
   case ExprKind::Const:
   case ExprKind::Pop:
   case ExprKind::StopGrad:
+  case ExprKind::FuncRef:
     return false;
   case ExprKind::VarRef:
     return Active.count(E.V);

@@ -249,6 +249,8 @@ Expr *Emitter::expr(const ir::Expr &E) {
     return expr(*E.Ops[0]);
   case ExprKind::Pop:
     return tapeCall(E.V, "pop", {});
+  case ExprKind::FuncRef:
+    return functionRef(E.Callee, Loc);
   }
   return bad("expression");
 }

@@ -226,6 +226,8 @@ bool sameExpr(const Expr &A, const Expr &B) {
     break;
   case ExprKind::Call:
     return false; // calls may have effects: never merged
+  case ExprKind::FuncRef:
+    return A.Callee == B.Callee;
   default:
     break;
   }
@@ -400,6 +402,9 @@ void print(const Expr &E, llvm::raw_ostream &OS) {
   }
   case ExprKind::Pop:
     OS << E.V->Name << ".pop()";
+    return;
+  case ExprKind::FuncRef:
+    OS << E.Callee->getNameAsString();
     return;
   }
 }

@@ -192,6 +192,15 @@ ExprP FunctionLowering::lowerDeclRef(const DeclRefExpr *E) {
   }
   if (isa<EnumConstantDecl>(D))
     return lowerLiteral(E);
+  if (auto *FD = dyn_cast<FunctionDecl>(D)) {
+    // A function passed as a value (fluxion::pass_through(quantize, x)).
+    auto R = std::make_shared<ir::Expr>();
+    R->K = ExprKind::FuncRef;
+    R->Ty = E->getType();
+    R->Callee = const_cast<FunctionDecl *>(FD);
+    R->Loc = E->getLocation();
+    return R;
+  }
   Diags.report(E->getLocation(), Diag::UnsupportedExpr)
       << "reference to a function";
   return nullptr;
@@ -205,9 +214,16 @@ ExprP FunctionLowering::lowerCast(const CastExpr *E, Block &Pre) {
     ExprP Sub = lowerExpr(E->getSubExpr(), Pre);
     return Sub ? ir::cast(E->getType(), Sub) : nullptr;
   }
+  case CK_FunctionToPointerDecay: {
+    ExprP Sub = lowerExpr(E->getSubExpr(), Pre);
+    if (!Sub)
+      return nullptr;
+    auto R = std::make_shared<ir::Expr>(*Sub);
+    R->Ty = E->getType();
+    return R;
+  }
   case CK_LValueToRValue:
   case CK_NoOp:
-  case CK_FunctionToPointerDecay:
   case CK_UncheckedDerivedToBase:
     return lowerExpr(E->getSubExpr(), Pre);
   case CK_IntegralToFloating:

@@ -59,7 +59,8 @@ enum class ExprKind {
   Cast,    ///< (Ty)Ops[0]
   Call,    ///< Callee(Ops...)
   Pop,     ///< TapeVar.pop()
-  StopGrad ///< fluxion::stop_gradient(Ops[0]): value flows, derivative doesn't
+  StopGrad, ///< fluxion::stop_gradient(Ops[0]): value flows, derivative doesn't
+  FuncRef   ///< a function used as a value (Callee), e.g. for pass_through
 };
 
 struct Expr;
