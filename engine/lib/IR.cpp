@@ -294,6 +294,36 @@ StmtP block(Block Body) {
   return S;
 }
 
+ExprP shadowOf(const Expr &E, ASTContext &Ctx,
+               llvm::function_ref<Var *(Var *)> Shadow) {
+  switch (E.K) {
+  case ExprKind::VarRef:
+    return ref(Shadow(E.V));
+  case ExprKind::Index: {
+    ExprP Base = shadowOf(*E.Ops[0], Ctx, Shadow);
+    return Base ? index(Base, E.Ops[1], E.Ty.getUnqualifiedType()) : nullptr;
+  }
+  case ExprKind::AddrOf: {
+    ExprP Sub = shadowOf(*E.Ops[0], Ctx, Shadow);
+    return Sub ? addrOf(Sub, Ctx.getPointerType(Sub->Ty)) : nullptr;
+  }
+  case ExprKind::Binary: { // pointer arithmetic
+    bool LeftIsPtr =
+        E.Ops[0]->Ty->isPointerType() || E.Ops[0]->Ty->isArrayType();
+    ExprP Ptr = shadowOf(*E.Ops[LeftIsPtr ? 0 : 1], Ctx, Shadow);
+    if (!Ptr)
+      return nullptr;
+    QualType PT =
+        Ptr->Ty->isArrayType() ? Ctx.getArrayDecayedType(Ptr->Ty) : Ptr->Ty;
+    return binary(E.BOp, Ptr, E.Ops[LeftIsPtr ? 1 : 0], PT);
+  }
+  case ExprKind::Cast: // array-to-pointer decay: the shadow decays alike
+    return shadowOf(*E.Ops[0], Ctx, Shadow);
+  default:
+    return nullptr;
+  }
+}
+
 Block countedLoop(ASTContext &Ctx, Var *Counter, int64_t Count, Block Body) {
   QualType T = Counter->Type;
   Block Out;

@@ -466,32 +466,10 @@ bool ReverseBuilder::loop(const ir::Stmt &S, Sweeps &Out) {
 //===----------------------------------------------------------------------===//
 
 ExprP ReverseBuilder::adjointOf(const Expr &E) {
-  switch (E.K) {
-  case ExprKind::VarRef:
-    return ref(adjointVar(E.V));
-  case ExprKind::Index: {
-    ExprP Base = adjointOf(*E.Ops[0]);
-    return index(Base, E.Ops[1], E.Ty.getUnqualifiedType());
-  }
-  case ExprKind::AddrOf: {
-    ExprP Sub = adjointOf(*E.Ops[0]);
-    return addrOf(Sub, Ctx.getPointerType(Sub->Ty));
-  }
-  case ExprKind::Binary: { // pointer arithmetic
-    bool LeftIsPtr = E.Ops[0]->Ty->isPointerType() ||
-                     E.Ops[0]->Ty->isArrayType();
-    ExprP Ptr = adjointOf(*E.Ops[LeftIsPtr ? 0 : 1]);
-    QualType PT = Ptr->Ty->isArrayType()
-                      ? Ctx.getArrayDecayedType(Ptr->Ty)
-                      : Ptr->Ty;
-    return binary(E.BOp, Ptr, E.Ops[LeftIsPtr ? 1 : 0], PT);
-  }
-  case ExprKind::Cast:
-    return adjointOf(*E.Ops[0]);
-  default:
-    Diags.report(E.Loc, Diag::InternalError) << "adjoint of a non-lvalue";
-    return floatConst(Ctx.DoubleTy, 0);
-  }
+  if (ExprP A = shadowOf(E, Ctx, [&](Var *V) { return adjointVar(V); }))
+    return A;
+  Diags.report(E.Loc, Diag::InternalError) << "adjoint of a non-lvalue";
+  return floatConst(Ctx.DoubleTy, 0);
 }
 
 ExprP ReverseBuilder::share(ExprP Seed, Block &Rev) {

@@ -53,33 +53,10 @@ ExprP TangentBuilder::zero(QualType T) {
 }
 
 ExprP TangentBuilder::tangentOf(const Expr &E) {
-  switch (E.K) {
-  case ExprKind::VarRef:
-    return ref(tangentVar(E.V));
-  case ExprKind::Index:
-    return index(tangentOf(*E.Ops[0]), E.Ops[1], E.Ty.getUnqualifiedType());
-  case ExprKind::AddrOf: {
-    ExprP Sub = tangentOf(*E.Ops[0]);
-    return addrOf(Sub, Ctx.getPointerType(Sub->Ty));
-  }
-  case ExprKind::Binary: { // pointer arithmetic
-    bool LeftIsPtr =
-        E.Ops[0]->Ty->isPointerType() || E.Ops[0]->Ty->isArrayType();
-    ExprP Ptr = tangentOf(*E.Ops[LeftIsPtr ? 0 : 1]);
-    QualType PT =
-        Ptr->Ty->isArrayType() ? Ctx.getArrayDecayedType(Ptr->Ty) : Ptr->Ty;
-    return binary(E.BOp, Ptr, E.Ops[LeftIsPtr ? 1 : 0], PT);
-  }
-  case ExprKind::Cast:
-    if (E.Ty->isPointerType()) // array-to-pointer decay
-      return cast(Ctx.getPointerType(
-                      E.Ty->getPointeeType().getUnqualifiedType()),
-                  tangentOf(*E.Ops[0]));
-    return tangentOf(*E.Ops[0]);
-  default:
-    Diags.report(E.Loc, Diag::InternalError) << "tangent of a non-lvalue";
-    return zero(Ctx.DoubleTy);
-  }
+  if (ExprP T = shadowOf(E, Ctx, [&](Var *V) { return tangentVar(V); }))
+    return T;
+  Diags.report(E.Loc, Diag::InternalError) << "tangent of a non-lvalue";
+  return zero(Ctx.DoubleTy);
 }
 
 ExprP TangentBuilder::tangent(const Expr &E) {

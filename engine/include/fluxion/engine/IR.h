@@ -192,6 +192,12 @@ StmtP block(Block Body);
 Block countedLoop(clang::ASTContext &Ctx, Var *Counter, int64_t Count,
                   Block Body);
 
+/// The same lvalue or pointer expression over shadow variables (adjoints,
+/// tangents): x[i] -> Shadow(x)[i], &v -> &Shadow(v), p + k -> Shadow(p) + k.
+/// Null if E is not such an expression.
+ExprP shadowOf(const Expr &E, clang::ASTContext &Ctx,
+               llvm::function_ref<Var *(Var *)> Shadow);
+
 /// Calls F on every expression node (pre-order), statements included.
 void forEachExpr(const Expr &E, llvm::function_ref<void(const Expr &)> F);
 void forEachExpr(const Block &B, llvm::function_ref<void(const Expr &)> F);
