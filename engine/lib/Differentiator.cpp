@@ -481,6 +481,37 @@ static StmtP returnOf(Var *V) {
   return R;
 }
 
+void Differentiator::defineForwarder(FunctionDecl *Target,
+                                     FunctionDecl *Callee, ExprP Extra,
+                                     unsigned At) {
+  Function Shell;
+  EmitRequest R;
+  R.Target = Target;
+  llvm::SmallVector<ExprP, 8> Args;
+  for (ParmVarDecl *P : Target->parameters()) {
+    Var *V = Shell.makeVar(Var::Kind::Param, P->getName(), P->getType());
+    R.Params.push_back(V);
+    Args.push_back(ref(V));
+  }
+  if (Extra)
+    Args.insert(Args.begin() + At, Extra);
+  ExprP Call = call(Callee, Args, Callee->getReturnType());
+  if (Target->getReturnType()->isVoidType()) {
+    R.Body.push_back(eval(Call));
+  } else {
+    auto Ret = std::make_unique<ir::Stmt>(StmtKind::Return);
+    Ret->RHS = Call;
+    R.Body.push_back(std::move(Ret));
+  }
+  emitAndPublish(R);
+}
+
+void Differentiator::emitAndPublish(EmitRequest &R) {
+  Emitter Emit(S, Diags);
+  if (Emit.emit(R))
+    publish(R.Target);
+}
+
 void Differentiator::publish(FunctionDecl *FD) {
   if (Dump) {
     PrintingPolicy Policy(Ctx.getLangOpts());
@@ -499,30 +530,9 @@ void Differentiator::defineUser(UserEntry &E, FunctionDecl *Def) {
   Current = Def;
   // A custom derivative of the annotated function itself takes precedence.
   if (FunctionDecl *Custom = findCustom(Def, "_vjp", E.Loc)) {
-    Emitter Emit(S, Diags);
-    Function Shell;
-    std::vector<Var *> Params;
-    llvm::SmallVector<ExprP, 8> Args;
-    for (ParmVarDecl *P : E.VJP->parameters()) {
-      Var *V = Shell.makeVar(Var::Kind::Param, P->getName(), P->getType());
-      Params.push_back(V);
-      Args.push_back(ref(V));
-    }
-    EmitRequest R;
-    R.Target = E.VJP;
-    R.Params = Params;
-    ExprP Call = call(Custom, Args, Custom->getReturnType());
-    if (hasSeed(Def)) {
-      auto Ret = std::make_unique<ir::Stmt>(StmtKind::Return);
-      Ret->RHS = Call;
-      R.Body.push_back(std::move(Ret));
-    } else {
-      R.Body.push_back(eval(Call));
-    }
     if (Custom->isTemplateInstantiation())
       S.MarkFunctionReferenced(E.Loc, Custom);
-    if (Emit.emit(R))
-      publish(E.VJP);
+    defineForwarder(E.VJP, Custom);
   } else {
     auto D = differentiate(Def, E.Active, Ctx, Diags, *this, nullptr);
     if (!D) {
@@ -538,32 +548,13 @@ void Differentiator::defineUser(UserEntry &E, FunctionDecl *Def) {
     for (StmtP &St : D->Parts.Reverse)
       R.Body.push_back(std::move(St));
     R.Body.push_back(returnOf(D->ReturnVar));
-    Emitter Emit(S, Diags);
-    if (Emit.emit(R))
-      publish(E.VJP);
+    emitAndPublish(R);
   }
-  if (E.Grad) {
-    // f_grad(p..., d_p...) is f_vjp(p..., 1, d_p...).
-    Function Shell;
-    std::vector<Var *> Params;
-    llvm::SmallVector<ExprP, 8> Args;
-    for (ParmVarDecl *P : E.Grad->parameters()) {
-      Var *V = Shell.makeVar(Var::Kind::Param, P->getName(), P->getType());
-      Params.push_back(V);
-      Args.push_back(ref(V));
-    }
-    Args.insert(Args.begin() + Def->getNumParams(),
-                floatConst(Def->getReturnType().getUnqualifiedType(), 1));
-    EmitRequest R;
-    R.Target = E.Grad;
-    R.Params = Params;
-    auto Ret = std::make_unique<ir::Stmt>(StmtKind::Return);
-    Ret->RHS = call(E.VJP, Args, Def->getReturnType());
-    R.Body.push_back(std::move(Ret));
-    Emitter Emit(S, Diags);
-    if (Emit.emit(R))
-      publish(E.Grad);
-  }
+  // f_grad(p..., d_p...) is f_vjp(p..., 1, d_p...).
+  if (E.Grad)
+    defineForwarder(E.Grad, E.VJP,
+                    floatConst(Def->getReturnType().getUnqualifiedType(), 1),
+                    Def->getNumParams());
   Current = nullptr;
 }
 
@@ -604,12 +595,8 @@ void Differentiator::defineSplit(SplitEntry &E, FunctionDecl *Def) {
   Bwd.Params = D->ReverseParams;
   Bwd.Locals = D->IR->Locals;
   Bwd.Body = std::move(D->Parts.Reverse);
-  Emitter Emit(S, Diags);
-  if (Emit.emit(Fwd))
-    publish(E.Fwd);
-  Emitter Emit2(S, Diags);
-  if (Emit2.emit(Bwd))
-    publish(E.Bwd);
+  emitAndPublish(Fwd);
+  emitAndPublish(Bwd);
   Stored[E.Fwd] = {D->IR, Fwd.Params, std::move(Fwd.Body)};
   Stored[E.Bwd] = {D->IR, Bwd.Params, std::move(Bwd.Body)};
 }

@@ -146,9 +146,7 @@ void Differentiator::defineUserJVP(UserEntry &E, FunctionDecl *Def) {
                                     0);
     R.Body.push_back(std::move(Ret));
   }
-  Emitter Emit(S, Diags);
-  if (Emit.emit(R))
-    publish(E.JVP);
+  emitAndPublish(R);
 }
 
 void Differentiator::defineDual(DualEntry &E, FunctionDecl *Def) {
@@ -193,9 +191,7 @@ void Differentiator::defineDual(DualEntry &E, FunctionDecl *Def) {
   if (IR->ReturnVar && !Def->getReturnType()->isVoidType())
     Ret->RHS = ir::ref(IR->ReturnVar);
   R.Body.push_back(std::move(Ret));
-  Emitter Emit(S, Diags);
-  if (Emit.emit(R))
-    publish(E.Dual);
+  emitAndPublish(R);
 }
 
 std::optional<CallTangent>

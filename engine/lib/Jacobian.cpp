@@ -232,9 +232,7 @@ void Differentiator::defineJacobian(UserEntry &E, FunctionDecl *Def) {
   R.Params = Params;
   R.Locals = F.Locals;
   R.Body = Loop(K, E.Forward ? Cols : Rows, std::move(Body));
-  Emitter Emit(S, Diags);
-  if (Emit.emit(R))
-    publish(E.Jacobian);
+  emitAndPublish(R);
 }
 
 } // namespace fluxion

@@ -152,9 +152,7 @@ void Differentiator::defineUserHVP(UserEntry &E, FunctionDecl *Def) {
   R.Params.insert(R.Params.end(), Products.begin(), Products.end());
   R.Locals = F.Locals;
   R.Body = std::move(*Body);
-  Emitter Emit(S, Diags);
-  if (Emit.emit(R))
-    publish(E.HVP);
+  emitAndPublish(R);
   if (E.Hessian)
     defineDenseHessian(E, Def);
 }
@@ -245,9 +243,7 @@ void Differentiator::defineDenseHessian(UserEntry &E, FunctionDecl *Def) {
   R.Params = Params;
   R.Locals = F.Locals;
   R.Body = Loop(K, N, std::move(Row));
-  Emitter Emit(S, Diags);
-  if (Emit.emit(R))
-    publish(E.Hessian);
+  emitAndPublish(R);
 }
 
 } // namespace fluxion

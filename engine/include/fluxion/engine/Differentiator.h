@@ -139,6 +139,12 @@ private:
                                   clang::SourceLocation Loc);
   clang::NamespaceDecl *customNamespace();
   void publish(clang::FunctionDecl *FD);
+  /// Defines Target as a call of Callee with Target's parameters (and Extra
+  /// inserted at position At).
+  void defineForwarder(clang::FunctionDecl *Target, clang::FunctionDecl *Callee,
+                       ir::ExprP Extra = nullptr, unsigned At = 0);
+  /// Emits R's body into its target and hands the target on.
+  void emitAndPublish(struct EmitRequest &R);
   /// Which callee parameters a generated derivative differentiates, given
   /// the active arguments of a call; All is set when every differentiable
   /// parameter is.
