@@ -1,0 +1,54 @@
+//===- FluxionConsumer.h - The Sema hooks shared by plugin and tool -*- C++ -*-===//
+//
+// A SemaConsumer that owns the compilation's Differentiator: it sees each
+// top-level declaration as soon as it is complete (and defines the
+// derivatives of the annotated ones), hands every generated function down
+// the consumer chain (to CodeGen in the plugin), and finishes pending work
+// at the end of the translation unit. The plugin and fluxion-gen both run it.
+//
+//===----------------------------------------------------------------------===//
+#ifndef FLUXION_PLUGIN_FLUXIONCONSUMER_H
+#define FLUXION_PLUGIN_FLUXIONCONSUMER_H
+
+#include "fluxion/engine/Differentiator.h"
+
+#include "clang/Sema/SemaConsumer.h"
+
+#include <functional>
+#include <memory>
+
+namespace fluxion {
+
+struct ConsumerOptions {
+  /// Print every generated function to stderr.
+  bool Dump = false;
+  /// Called with each generated function once its body is set, after it
+  /// has been handed down the consumer chain.
+  std::function<void(clang::FunctionDecl *)> OnGenerated;
+};
+
+class FluxionConsumer : public clang::SemaConsumer {
+public:
+  explicit FluxionConsumer(ConsumerOptions Opts);
+  ~FluxionConsumer() override;
+
+  void InitializeSema(clang::Sema &S) override;
+  void ForgetSema() override;
+  bool HandleTopLevelDecl(clang::DeclGroupRef DG) override;
+  void HandleTranslationUnit(clang::ASTContext &) override;
+
+  /// The engine of this compilation (null before InitializeSema).
+  Differentiator *differentiator() { return Diff.get(); }
+
+private:
+  void visit(clang::Decl *D);
+
+  ConsumerOptions Opts;
+  clang::Sema *Sema_ = nullptr;
+  std::unique_ptr<Differentiator> Diff;
+  bool Forwarding = false;
+};
+
+} // namespace fluxion
+
+#endif
