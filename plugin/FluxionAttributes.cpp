@@ -119,6 +119,32 @@ struct JacobianAttrInfo : FluxionAttrInfo {
       : FluxionAttrInfo(Annotation::Kind::Jacobian, S, "fluxion::jacobian") {}
 };
 
+/// [[fluxion::checkpoint]] on a function: calls to it inside differentiated
+/// code are recomputed in the reverse sweep instead of recorded.
+class CheckpointAttrInfo : public ParsedAttrInfo {
+public:
+  static constexpr Spelling S[] = {{ParsedAttr::AS_CXX11, "fluxion::checkpoint"},
+                                   {ParsedAttr::AS_GNU, "fluxion_checkpoint"}};
+  CheckpointAttrInfo() { Spellings = S; }
+
+  bool diagAppertainsToDecl(Sema &S, const ParsedAttr &Attr,
+                            const Decl *D) const override {
+    if (isa<FunctionDecl>(D))
+      return true;
+    S.Diag(Attr.getLoc(), diag::warn_attribute_wrong_decl_type_str)
+        << Attr << Attr.isRegularKeywordAttribute() << "functions";
+    return false;
+  }
+
+  AttrHandling handleDeclAttribute(Sema &S, Decl *D,
+                                   const ParsedAttr &Attr) const override {
+    D->addAttr(AnnotateAttr::CreateImplicit(S.getASTContext(),
+                                            "fluxion::checkpoint", nullptr, 0,
+                                            Attr.getRange()));
+    return AttributeApplied;
+  }
+};
+
 } // namespace
 } // namespace fluxion
 
@@ -131,3 +157,6 @@ static clang::ParsedAttrInfoRegistry::Add<fluxion::JacobianAttrInfo>
 static clang::ParsedAttrInfoRegistry::Add<fluxion::HessianAttrInfo>
     RegisterHessian("fluxion-hessian",
                     "second-order derivatives (f_hvp, f_hessian)");
+static clang::ParsedAttrInfoRegistry::Add<fluxion::CheckpointAttrInfo>
+    RegisterCheckpoint("fluxion-checkpoint",
+                       "recompute a callee in the reverse sweep");

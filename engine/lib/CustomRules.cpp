@@ -148,8 +148,10 @@ void Differentiator::reportMismatch(const LookupResult &R,
   Diags.report(Loc, Diag::CustomMismatch)
       << (Callee->getName() + Suffix).str() << Callee
       << expectedSignature(Callee, Suffix);
-  for (NamedDecl *D : R)
+  for (NamedDecl *D : R) {
     Diags.report(D->getLocation(), Diag::NoteCustomCandidate) << D;
+    UsedCustom.insert(D->getCanonicalDecl()); // reported: no warning too
+  }
 }
 
 FunctionDecl *Differentiator::findCustom(FunctionDecl *Callee,
@@ -195,6 +197,7 @@ FunctionDecl *Differentiator::findCustom(FunctionDecl *Callee,
   if (!Ctx.hasSameType(Want, Got)) {
     Diags.report(Rule->getLocation(), Diag::CustomReturnType)
         << Rule << Got << Want;
+    markCustomUsed(Rule, Loc);
     Diags.report(Loc, Diag::NoteCustomUsedFor) << Callee;
     if (Failed)
       *Failed = true;
@@ -251,6 +254,7 @@ Differentiator::findResidualRule(FunctionDecl *Callee, SourceLocation Loc,
   if (!Ctx.hasSameType(Want, Fwd->getReturnType().getUnqualifiedType())) {
     Diags.report(Fwd->getLocation(), Diag::CustomReturnType)
         << Fwd << Fwd->getReturnType() << Want;
+    markCustomUsed(Fwd, Loc);
     Diags.report(Loc, Diag::NoteCustomUsedFor) << Callee;
     Failed = true;
     return std::nullopt;
@@ -282,6 +286,7 @@ Differentiator::findResidualRule(FunctionDecl *Callee, SourceLocation Loc,
     for (NamedDecl *D : B)
       Diags.report(D->getLocation(), Diag::NoteCustomCandidate) << D;
     Diags.report(Loc, Diag::NoteCustomUsedFor) << Callee;
+    markCustomUsed(Fwd, Loc);
     Failed = true;
     return std::nullopt;
   }

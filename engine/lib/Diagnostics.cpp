@@ -68,9 +68,9 @@ static DiagInfo info(Diag Kind) {
                       "still needs; pass a local copy to the call"};
   case Diag::CustomMismatch:
     return {L::Error, "fluxion: custom derivative '%0' does not match the "
-                      "signature the convention asks for %1; expected '%2'"};
+                      "derivative convention for %1; expected '%2'"};
   case Diag::CustomReturnType:
-    return {L::Error, "fluxion: custom derivative '%0' returns %1, but the "
+    return {L::Error, "fluxion: custom derivative %0 returns %1, but the "
                       "convention asks for %2 (the value of the primal "
                       "function for _vjp and _fwd, its tangent for _jvp)"};
   case Diag::CustomUnused:
@@ -78,7 +78,7 @@ static DiagInfo info(Diag Kind) {
                         "differentiated code calls a function '%1' whose "
                         "signature it matches"};
   case Diag::ResidualNoBackward:
-    return {L::Error, "fluxion: custom forward part '%0' has no matching "
+    return {L::Error, "fluxion: custom forward part %0 has no matching "
                       "backward part; expected '%2' in namespace "
                       "fluxion::custom"};
   case Diag::MissingRuntime:

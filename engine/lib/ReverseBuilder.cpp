@@ -91,7 +91,10 @@ Var *ReverseBuilder::tapeFor(QualType T) {
   auto It = Tapes.find(C.getTypePtr());
   if (It != Tapes.end())
     return It->second;
-  std::string Name = "_tape_" + C.getAsString();
+  // Records are named by their own name (makeVar keeps names unique).
+  std::string Name = "_tape_" + (C->getAsRecordDecl()
+                                     ? C->getAsRecordDecl()->getNameAsString()
+                                     : C.getAsString());
   for (char &Ch : Name)
     if (!llvm::isAlnum(Ch))
       Ch = '_';
@@ -473,6 +476,15 @@ bool ReverseBuilder::ifStmt(const ir::Stmt &S, Sweeps &Out) {
 }
 
 bool ReverseBuilder::loop(const ir::Stmt &S, Sweeps &Out) {
+  if (S.Revolve && Oracle.checkpointsEnabled()) {
+    // revolveLoop falls back to this function for a loop with nothing to
+    // reverse; it must not come back.
+    auto Spec = S.Revolve;
+    const_cast<ir::Stmt &>(S).Revolve = nullptr;
+    bool OK = revolveLoop(S, Out);
+    const_cast<ir::Stmt &>(S).Revolve = Spec;
+    return OK;
+  }
   Sweeps Body;
   ++LoopDepth;
   bool OK = stmts(S.body(), Body);
