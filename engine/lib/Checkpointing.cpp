@@ -92,6 +92,65 @@ bool Differentiator::hasFirstOrderOnlyParts(const FunctionDecl *FD) {
   return Result;
 }
 
+namespace {
+/// Finds, in the bodies reachable from a function, a read of one of a set
+/// of globals.
+class GlobalReadFinder : public RecursiveASTVisitor<GlobalReadFinder> {
+public:
+  GlobalReadFinder(llvm::ArrayRef<VarDecl *> Globals) : Globals(Globals) {}
+  bool VisitDeclRefExpr(DeclRefExpr *E) {
+    if (auto *VD = dyn_cast<VarDecl>(E->getDecl()))
+      if (llvm::is_contained(Globals, VD->getCanonicalDecl()) ||
+          llvm::is_contained(Globals, VD))
+        Found = VD;
+    return !Found;
+  }
+  bool VisitCallExpr(CallExpr *E) {
+    const FunctionDecl *Def = nullptr;
+    if (const FunctionDecl *FD = E->getDirectCallee())
+      if (FD->hasBody(Def) && Seen.insert(Def).second)
+        TraverseStmt(Def->getBody());
+    return !Found;
+  }
+  llvm::ArrayRef<VarDecl *> Globals;
+  llvm::SmallPtrSet<const FunctionDecl *, 8> Seen;
+  VarDecl *Found = nullptr;
+};
+
+/// The calls directly in a function body.
+class CallCollector : public RecursiveASTVisitor<CallCollector> {
+public:
+  bool VisitCallExpr(CallExpr *E) {
+    Calls.push_back(E);
+    return true;
+  }
+  std::vector<CallExpr *> Calls;
+};
+} // namespace
+
+bool Differentiator::checkGlobalsInCallees(FunctionDecl *Def,
+                                           const UserEntry &E) {
+  if (E.Globals.empty())
+    return true;
+  CallCollector Calls;
+  Calls.TraverseStmt(Def->getBody());
+  for (CallExpr *C : Calls.Calls) {
+    const FunctionDecl *Callee = C->getDirectCallee();
+    const FunctionDecl *Body = nullptr;
+    if (!Callee || !Callee->hasBody(Body))
+      continue;
+    GlobalReadFinder Finder(E.Globals);
+    Finder.Seen.insert(Body);
+    Finder.TraverseStmt(Body->getBody());
+    if (Finder.Found) {
+      Diags.report(C->getBeginLoc(), Diag::GlobalInCallee)
+          << Callee << Finder.Found << Def;
+      return false;
+    }
+  }
+  return true;
+}
+
 bool Differentiator::isRevolveMarker(const FunctionDecl *FD) {
   const auto *NS = dyn_cast<NamespaceDecl>(FD->getDeclContext());
   return FD->getIdentifier() && FD->getName() == "revolve_loop" && NS &&

@@ -91,6 +91,11 @@ static DiagInfo info(Diag Kind) {
   case Diag::GlobalNotGrad:
     return {L::Error, "fluxion: global variable %0 can be named only in "
                       "fluxion::grad; '%1' differentiates parameters only"};
+  case Diag::GlobalInCallee:
+    return {L::Error, "fluxion: %0 reads global variable %1, which %2 is "
+                      "differentiated with respect to; only %2's own reads "
+                      "carry the derivative: read %1 in %2 and pass the "
+                      "value to %0"};
   case Diag::CheckpointNoBody:
     return {L::Error, "fluxion: cannot checkpoint this call: %0 may write "
                       "through its pointer arguments and its body is not "

@@ -129,8 +129,24 @@ bool Differentiator::isUsed(const UserEntry &E) const {
   return false;
 }
 
+VarDecl *Differentiator::lookupGlobal(FunctionDecl *FD, StringRef Name) {
+  for (DeclContext *DC = FD->getDeclContext(); DC; DC = DC->getParent()) {
+    if (!DC->isFileContext())
+      continue;
+    LookupResult R(S, &Ctx.Idents.get(Name), FD->getLocation(),
+                   Sema::LookupOrdinaryName);
+    S.LookupQualifiedName(R, DC);
+    if (auto *VD = R.getAsSingle<VarDecl>())
+      return VD;
+    if (!R.empty())
+      return nullptr;
+  }
+  return nullptr;
+}
+
 bool Differentiator::checkAnnotation(FunctionDecl *FD, const Annotation &A,
-                                     std::vector<bool> &Active) {
+                                     std::vector<bool> &Active,
+                                     std::vector<VarDecl *> &Globals) {
   auto Fail = [&](StringRef Why) {
     Diags.report(A.Loc, Diag::NotDifferentiable) << FD << Why;
     return false;
@@ -158,7 +174,7 @@ bool Differentiator::checkAnnotation(FunctionDecl *FD, const Annotation &A,
     if (T->isPointerType() && !T->getPointeeType().isConstQualified())
       AnyOutput = true;
   }
-  if (!AnyDiff)
+  if (!AnyDiff && A.Params.empty())
     return Fail("it has no floating-point parameter to differentiate with "
                 "respect to");
   QualType R = FD->getReturnType();
@@ -182,10 +198,23 @@ bool Differentiator::checkAnnotation(FunctionDecl *FD, const Annotation &A,
                         .c_str());
       Active[I] = true;
     }
+    size_t Index = &Name - A.Params.data();
+    SourceLocation Loc =
+        Index < A.ParamLocs.size() ? A.ParamLocs[Index] : A.Loc;
+    // Not a parameter: a global variable (TensorFlow's `variables`).
+    VarDecl *G = Found ? nullptr : lookupGlobal(FD, Name);
+    if (G && G->hasGlobalStorage() && !G->isStaticLocal() &&
+        isDifferentiableType(G->getType()) && !G->getType()->isPointerType() &&
+        (!G->getType()->isArrayType() ||
+         Ctx.getAsConstantArrayType(G->getType()))) {
+      if (A.K != Annotation::Kind::Grad) {
+        Diags.report(Loc, Diag::GlobalNotGrad) << G << A.Spelling;
+        return false;
+      }
+      Globals.push_back(G);
+      continue;
+    }
     if (!Found) {
-      size_t Index = &Name - A.Params.data();
-      SourceLocation Loc =
-          Index < A.ParamLocs.size() ? A.ParamLocs[Index] : A.Loc;
       Diags.report(Loc, Diag::UnknownParam) << Name << FD;
       return false;
     }
@@ -208,12 +237,14 @@ void Differentiator::annotate(FunctionDecl *FD, const Annotation &A) {
           return;
         }
   std::vector<bool> Active;
-  if (!checkAnnotation(FD, A, Active))
+  std::vector<VarDecl *> Globals;
+  if (!checkAnnotation(FD, A, Active, Globals))
     return;
   auto E = std::make_unique<UserEntry>();
   E->K = A.K;
   E->Annotated = FD;
   E->Active = Active;
+  E->Globals = Globals;
   E->Loc = A.Loc;
   if (A.K == Annotation::Kind::Jvp) {
     declareJVP(*E);
@@ -240,6 +271,12 @@ void Differentiator::annotate(FunctionDecl *FD, const Annotation &A) {
   }
   std::string Base = FD->getNameAsString();
   auto Params = reverseParams(FD, Active);
+  for (VarDecl *G : Globals)
+    Params.push_back(
+        {"d_" + G->getNameAsString(),
+         G->getType()->isArrayType()
+             ? Ctx.getArrayDecayedType(G->getType().getUnqualifiedType())
+             : Ctx.getPointerType(G->getType().getUnqualifiedType())});
   E->VJP = declare(FD, Base + "_vjp", Ctx.VoidTy, Params, false, true);
   if (hasSeed(FD)) {
     auto GradParams = Params;
@@ -390,7 +427,8 @@ Differentiator::reverseOf(const ir::Expr &Call, llvm::ArrayRef<bool> ArgActive) 
 std::optional<Differentiated>
 differentiate(FunctionDecl *Def, const std::vector<bool> &Active, ASTContext &Ctx,
               DiagReporter &Diags, DerivativeOracle &Oracle,
-              std::function<void(ReverseBuilder &, Differentiated &)> Extra) {
+              std::function<void(ReverseBuilder &, Differentiated &)> Extra,
+              llvm::ArrayRef<VarDecl *> Globals) {
   FunctionLowering Lowering(Ctx, Diags);
   Differentiated D;
   D.IR = Lowering.lower(Def);
@@ -430,6 +468,47 @@ differentiate(FunctionDecl *Def, const std::vector<bool> &Active, ASTContext &Ct
       Adjoints[P] = Local;
     }
   }
+  // Globals the annotation names: inputs whose adjoints leave through
+  // parameters after those of the function's own parameters.
+  std::vector<std::pair<Var *, Var *>> GlobalAdjoints;
+  for (VarDecl *G : Globals) {
+    Var *GV = nullptr;
+    for (auto &V : F.Storage)
+      if (V->K == Var::Kind::Global && V->Origin == G)
+        GV = V.get();
+    if (!GV) { // not read here: its gradient stays zero
+      GV = F.makeVar(Var::Kind::Global, G->getName(), G->getType(), G);
+      GV->Name = G->getNameAsString();
+    }
+    bool Written = false;
+    ir::forEachStmt(F.Body, [&](const ir::Stmt &St) {
+      if (St.K == StmtKind::Assign && St.LHS->rootVar() == GV)
+        Written = true;
+    });
+    if (Written) {
+      Diags.report(G->getLocation(), Diag::GlobalWritten) << G << Def;
+      return std::nullopt;
+    }
+    QualType AdjTy = G->getType()->isArrayType()
+                         ? Ctx.getArrayDecayedType(
+                               G->getType().getUnqualifiedType())
+                         : Ctx.getPointerType(G->getType().getUnqualifiedType());
+    Var *A = F.makeVar(Var::Kind::Param, "d_" + G->getNameAsString(), AdjTy);
+    A->Primal = GV;
+    D.ReverseParams.push_back(A);
+    ActiveParams.push_back(GV);
+    if (G->getType()->isArrayType()) {
+      Adjoints[GV] = A;
+      continue;
+    }
+    Var *Local = F.makeVar(Var::Kind::Local, "_d_" + G->getNameAsString(),
+                           G->getType().getUnqualifiedType());
+    Local->Primal = GV;
+    Local->ZeroInit = true;
+    F.Locals.push_back(Local);
+    Adjoints[GV] = Local;
+    GlobalAdjoints.push_back({Local, A});
+  }
   ActivityInfo Activity(F, ActiveParams);
   ReverseBuilder Builder(F, Ctx, Activity, Oracle, Diags, Adjoints);
   auto Parts = Builder.build();
@@ -449,6 +528,10 @@ differentiate(FunctionDecl *Def, const std::vector<bool> &Active, ASTContext &Ct
     D.Parts.Reverse.push_back(
         assign(Deref, ref(Adjoints[P]), BO_AddAssign));
   }
+  for (auto [Local, Param] : GlobalAdjoints)
+    D.Parts.Reverse.push_back(assign(
+        index(ref(Param), intConst(Ctx.IntTy, 0), Local->Type), ref(Local),
+        BO_AddAssign));
   D.ReturnVar = F.ReturnVar;
   if (Extra)
     Extra(Builder, D);
@@ -561,7 +644,10 @@ void Differentiator::defineUser(UserEntry &E, FunctionDecl *Def) {
     Current = nullptr;
     return;
   } else {
-    auto D = differentiate(Def, E.Active, Ctx, Diags, *this, nullptr);
+    if (!checkGlobalsInCallees(Def, E))
+      return;
+    auto D = differentiate(Def, E.Active, Ctx, Diags, *this, nullptr,
+                           E.Globals);
     if (!D) {
       explain(Def);
       Current = nullptr;

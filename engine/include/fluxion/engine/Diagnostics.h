@@ -35,6 +35,7 @@ enum class Diag {
   MissingRuntime,       ///< %0: runtime function
   GlobalWritten,        ///< %0: global variable, %1: function
   GlobalNotGrad,        ///< %0: global variable, %1: attribute
+  GlobalInCallee,       ///< %0: callee, %1: global, %2: annotated function
   CheckpointNoBody,     ///< %0: callee that writes memory but has no body
   RevolveNotLoop,       ///< the pragma is not followed by a for loop
   RevolveNotCounted,    ///< %0: why

@@ -94,6 +94,8 @@ private:
     clang::FunctionDecl *Jacobian = nullptr;
     bool Forward = false; ///< Jacobian by columns (jvp) rather than rows
     std::vector<bool> Active;
+    /// Global variables differentiated with respect to (grad only).
+    std::vector<clang::VarDecl *> Globals;
     clang::SourceLocation Loc;
     bool Defined = false;
   };
@@ -116,7 +118,13 @@ private:
                       std::optional<Annotation::Kind> K = std::nullopt);
   bool isUsed(const UserEntry &E) const;
   bool checkAnnotation(clang::FunctionDecl *FD, const Annotation &A,
-                       std::vector<bool> &Active);
+                       std::vector<bool> &Active,
+                       std::vector<clang::VarDecl *> &Globals);
+  /// The namespace-scope variable Name as seen from FD, if any.
+  clang::VarDecl *lookupGlobal(clang::FunctionDecl *FD, llvm::StringRef Name);
+  /// Globals differentiated with respect to must be read by the annotated
+  /// function itself: a callee's reads would carry no adjoint.
+  bool checkGlobalsInCallees(clang::FunctionDecl *Def, const UserEntry &E);
   void defineUser(UserEntry &E, clang::FunctionDecl *Def);
   void defineSplit(SplitEntry &E, clang::FunctionDecl *Def);
   // Forward mode (ForwardMode.cpp).
