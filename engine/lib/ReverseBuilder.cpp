@@ -481,7 +481,7 @@ bool ReverseBuilder::loop(const ir::Stmt &S, Sweeps &Out) {
     // reverse; it must not come back.
     auto Spec = S.Revolve;
     const_cast<ir::Stmt &>(S).Revolve = nullptr;
-    bool OK = revolveLoop(S, Out);
+    bool OK = revolveLoop(S, *Spec, Out);
     const_cast<ir::Stmt &>(S).Revolve = Spec;
     return OK;
   }

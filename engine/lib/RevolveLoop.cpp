@@ -48,10 +48,12 @@ static bool isUnitStep(const Stmt &S, Var *I, BinaryOperatorKind &Dir) {
 }
 
 /// Null after reporting why the loop is not a counted one.
-static std::optional<CountedLoop> countedLoop(const Stmt &S, ASTContext &Ctx,
+static std::optional<CountedLoop> countedLoop(const Stmt &S,
+                                              const RevolveSpec &Spec,
+                                              ASTContext &Ctx,
                                               DiagReporter &Diags) {
   auto Fail = [&](const char *Why) -> std::optional<CountedLoop> {
-    Diags.report(S.Revolve->Loc, Diag::RevolveNotCounted) << Why;
+    Diags.report(Spec.Loc, Diag::RevolveNotCounted) << Why;
     return std::nullopt;
   };
   const Expr &C = *S.Cond;
@@ -123,9 +125,9 @@ static std::optional<CountedLoop> countedLoop(const Stmt &S, ASTContext &Ctx,
   return CountedLoop{I, Steps};
 }
 
-bool ReverseBuilder::revolveLoop(const Stmt &S, Sweeps &Out) {
-  const RevolveSpec &Spec = *S.Revolve;
-  std::optional<CountedLoop> Counted = countedLoop(S, Ctx, Diags);
+bool ReverseBuilder::revolveLoop(const Stmt &S, const RevolveSpec &Spec,
+                                 Sweeps &Out) {
+  std::optional<CountedLoop> Counted = countedLoop(S, Spec, Ctx, Diags);
   if (!Counted)
     return false;
 

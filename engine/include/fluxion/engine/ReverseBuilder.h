@@ -101,7 +101,8 @@ private:
   bool ifStmt(const ir::Stmt &S, Sweeps &Out);
   bool loop(const ir::Stmt &S, Sweeps &Out);
   /// A loop under binomial checkpointing (RevolveLoop.cpp).
-  bool revolveLoop(const ir::Stmt &S, Sweeps &Out);
+  bool revolveLoop(const ir::Stmt &S, const ir::RevolveSpec &Spec,
+                   Sweeps &Out);
 
   /// Adds Seed * d(E) into the adjoints of E's active leaves.
   void propagate(const ir::ExprP &E, ir::ExprP Seed, ir::Block &Rev);
