@@ -22,18 +22,9 @@ using namespace clang;
 namespace fluxion {
 namespace {
 
-/// One [[fluxion::NAME]] annotation. Clang 19 parses the arguments of a C++11
-/// attribute only if its unscoped name is a known spelling, hence the extra
-/// unscoped spelling (unscoped uses are rejected in handleDeclAttribute).
-class FluxionAttrInfo : public ParsedAttrInfo {
+/// Fluxion's attributes all apply to functions only.
+class FunctionAttrInfo : public ParsedAttrInfo {
 public:
-  FluxionAttrInfo(Annotation::Kind K, llvm::ArrayRef<Spelling> S,
-                  const char *Name)
-      : K(K), Name(Name) {
-    Spellings = S;
-    OptArgs = 15;
-  }
-
   bool diagAppertainsToDecl(Sema &S, const ParsedAttr &Attr,
                             const Decl *D) const override {
     if (isa<FunctionDecl>(D))
@@ -41,6 +32,19 @@ public:
     S.Diag(Attr.getLoc(), diag::warn_attribute_wrong_decl_type_str)
         << Attr << Attr.isRegularKeywordAttribute() << "functions";
     return false;
+  }
+};
+
+/// One [[fluxion::NAME]] annotation. Clang 19 parses the arguments of a C++11
+/// attribute only if its unscoped name is a known spelling, hence the extra
+/// unscoped spelling (unscoped uses are rejected in handleDeclAttribute).
+class FluxionAttrInfo : public FunctionAttrInfo {
+public:
+  FluxionAttrInfo(Annotation::Kind K, llvm::ArrayRef<Spelling> S,
+                  const char *Name)
+      : K(K), Name(Name) {
+    Spellings = S;
+    OptArgs = 15;
   }
 
   AttrHandling handleDeclAttribute(Sema &S, Decl *D,
@@ -121,20 +125,11 @@ struct JacobianAttrInfo : FluxionAttrInfo {
 
 /// [[fluxion::checkpoint]] on a function: calls to it inside differentiated
 /// code are recomputed in the reverse sweep instead of recorded.
-class CheckpointAttrInfo : public ParsedAttrInfo {
+class CheckpointAttrInfo : public FunctionAttrInfo {
 public:
   static constexpr Spelling S[] = {{ParsedAttr::AS_CXX11, "fluxion::checkpoint"},
                                    {ParsedAttr::AS_GNU, "fluxion_checkpoint"}};
   CheckpointAttrInfo() { Spellings = S; }
-
-  bool diagAppertainsToDecl(Sema &S, const ParsedAttr &Attr,
-                            const Decl *D) const override {
-    if (isa<FunctionDecl>(D))
-      return true;
-    S.Diag(Attr.getLoc(), diag::warn_attribute_wrong_decl_type_str)
-        << Attr << Attr.isRegularKeywordAttribute() << "functions";
-    return false;
-  }
 
   AttrHandling handleDeclAttribute(Sema &S, Decl *D,
                                    const ParsedAttr &Attr) const override {
