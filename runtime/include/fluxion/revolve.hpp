@@ -7,13 +7,23 @@
 // one step at a time. Among all schedules that do so, it runs the fewest plain
 // forward steps.
 //
-// RevolveSchedule is the schedule alone, as a sequence of actions.
+// RevolveSchedule is the schedule alone, as a sequence of actions. The
+// revolve_* functions below drive it for generated code: they copy the state
+// regions that the loop registers in and out of snapshot buffers and tell the
+// caller how many plain steps to run and when to run a step taped.
+// docs/checkpointing-runtime.md describes the protocol.
 #ifndef FLUXION_REVOLVE_HPP
 #define FLUXION_REVOLVE_HPP
 
 #include <algorithm>
 #include <cassert>
 #include <climits>
+#include <cstddef>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <type_traits>
 #include <vector>
 
 namespace fluxion {
@@ -208,7 +218,7 @@ public:
   enum class Action { Advance, Takeshot, Restore, Firsturn, Youturn, Terminate };
 
   RevolveSchedule(long Steps, int Snapshots)
-      : Steps(Steps), Snapshots(Snapshots), Fine(Steps) {
+      : StepCount(Steps), SlotCount(Snapshots), Fine(Steps) {
     assert(Steps >= 0 && "negative number of steps");
     assert(Snapshots >= 1 && "revolve needs at least one snapshot");
   }
@@ -228,7 +238,7 @@ public:
     if (Held.back() != Capo) // advanced to a state the rest starts from
       return takeshot();
     long long Budget =
-        static_cast<long long>(Snapshots) - static_cast<long long>(Held.size()) + 1;
+        static_cast<long long>(SlotCount) - static_cast<long long>(Held.size()) + 1;
     OldCapo = Capo;
     Capo += static_cast<long>(detail::revolveSplit(Fine - Capo, Budget));
     Advances += Capo - OldCapo;
@@ -245,14 +255,14 @@ public:
   /// Plain forward steps issued by Advance actions so far.
   long long advances() const { return Advances; }
 
-  long steps() const { return Steps; }
-  int snapshots() const { return Snapshots; }
+  long steps() const { return StepCount; }
+  int snapshots() const { return SlotCount; }
   /// Slots holding a state that is still needed (slots 0 .. slotsInUse() - 1).
   int slotsInUse() const { return static_cast<int>(Held.size()); }
 
 private:
   Action takeshot() {
-    assert(Held.size() < static_cast<std::size_t>(Snapshots) &&
+    assert(Held.size() < static_cast<std::size_t>(SlotCount) &&
            "more snapshots than allowed");
     Held.push_back(Capo);
     Slot = static_cast<int>(Held.size()) - 1;
@@ -260,7 +270,7 @@ private:
   }
 
   Action turn() {
-    Action Turn = Fine == Steps ? Action::Firsturn : Action::Youturn;
+    Action Turn = Fine == StepCount ? Action::Firsturn : Action::Youturn;
     Fine = Capo;
     // A stored state is needed until the step it is the input of is
     // reversed; only the top one can be that step's.
@@ -275,9 +285,9 @@ private:
     return Action::Terminate;
   }
 
-  long Steps;
-  int Snapshots;
-  /// Steps Fine .. Steps - 1 are reversed.
+  long StepCount;
+  int SlotCount;
+  /// Steps Fine .. StepCount - 1 are reversed.
   long Fine;
   long Capo = 0;
   long OldCapo = 0;
@@ -286,6 +296,326 @@ private:
   /// The state index held in each slot in use, slot 0 first.
   std::vector<long> Held;
 };
+
+//===----------------------------------------------------------------------===//
+// The loop driver
+//===----------------------------------------------------------------------===//
+
+/// What one driven loop did, for tests and tuning.
+struct RevolveStats {
+  long steps = 0;
+  int snapshots = 0;
+  /// Plain forward steps the caller was asked to run.
+  long long advances = 0;
+  /// Steps run taped and reversed (Firsturn and Youturn): steps, in the end.
+  long long tapedSteps = 0;
+  long long takeshots = 0;
+  long long restores = 0;
+  /// The most bytes held in snapshots at once.
+  std::size_t snapshotBytesPeak = 0;
+};
+
+namespace detail {
+
+[[noreturn]] inline void revolveFatal(const char *Message) {
+  std::fprintf(stderr, "fluxion: %s\n", Message);
+  std::abort();
+}
+
+/// One loop being driven: its schedule, its registered state and its
+/// snapshot buffers.
+///
+/// Calls out of order are fatal errors, also in release builds: they would
+/// copy snapshots to or from the wrong memory, and the checks run once per
+/// loop or per schedule action, never per step.
+class RevolveLoop {
+public:
+  enum class Phase {
+    Registering, // after revolve_begin: revolve_state registers regions
+    Forward,     // revolve_forward runs the schedule
+    Pending,     // the forward part ended; the reverse part has not begun
+    Rebinding,   // after revolve_rebind: revolve_state re-registers regions
+    Reverse,     // after revolve_turn: revolve_reverse runs the schedule
+  };
+
+  /// Starts a new loop in this object, keeping its snapshot buffers.
+  void start(long Steps, int Snapshots) {
+    Schedule = RevolveSchedule(Steps, Snapshots);
+    Regions.clear();
+    Layout.clear();
+    StateBytes = 0;
+    HeldBytes = 0;
+    EndedAtFirsturn = false;
+    Stats = RevolveStats();
+    Stats.steps = Steps;
+    Stats.snapshots = Snapshots;
+    State = Phase::Registering;
+  }
+
+  void addRegion(void *Data, std::size_t Bytes) {
+    if (State == Phase::Rebinding) {
+      if (Regions.size() == Layout.size())
+        revolveFatal("revolve_state: more state regions than the forward "
+                     "sweep registered");
+      if (Layout[Regions.size()] != Bytes)
+        revolveFatal("revolve_state: a state region's size differs from the "
+                     "forward sweep's");
+    } else if (State != Phase::Registering) {
+      revolveFatal("revolve_state outside registration (after the first "
+                   "revolve_forward, or in the reverse sweep without "
+                   "revolve_rebind)");
+    }
+    Regions.push_back({static_cast<unsigned char *>(Data), Bytes});
+  }
+
+  /// Fixes the snapshot layout when the forward part starts.
+  void freezeLayout() {
+    for (const Region &R : Regions) {
+      Layout.push_back(R.Bytes);
+      StateBytes += R.Bytes;
+    }
+    State = Phase::Forward;
+  }
+
+  void rebind() {
+    if (State == Phase::Reverse)
+      revolveFatal("revolve_rebind after revolve_turn: the reverse parts of "
+                   "two loops are interleaved (a checkpointed loop inside the "
+                   "last step of another must be reversed before the outer "
+                   "loop's revolve_rebind and revolve_turn)");
+    if (State != Phase::Pending && State != Phase::Rebinding)
+      revolveFatal("revolve_rebind before the loop's forward part ended");
+    Regions.clear();
+    State = Phase::Rebinding;
+  }
+
+  void beginReverse() {
+    if (State == Phase::Rebinding && Regions.size() != Layout.size())
+      revolveFatal("revolve_turn: fewer state regions re-registered than the "
+                   "forward sweep registered");
+    if (State != Phase::Pending && State != Phase::Rebinding)
+      revolveFatal("revolve_turn out of order (twice, or before the loop's "
+                   "forward part ended)");
+    State = Phase::Reverse;
+  }
+
+  /// Copies the registered regions into the slot of the current Takeshot.
+  void takeshot() {
+    unsigned char *To = slotBuffer(Schedule.slot());
+    for (const Region &R : Regions) {
+      if (R.Bytes != 0)
+        std::memcpy(To, R.Data, R.Bytes);
+      To += R.Bytes;
+    }
+    ++Stats.takeshots;
+  }
+
+  /// Copies the slot of the current Restore back into the regions.
+  void restore() {
+    const unsigned char *From =
+        Slots[static_cast<std::size_t>(Schedule.slot())].Data.get();
+    for (const Region &R : Regions) {
+      if (R.Bytes != 0)
+        std::memcpy(R.Data, From, R.Bytes);
+      From += R.Bytes;
+    }
+    ++Stats.restores;
+  }
+
+  /// Bytes held in snapshots that the schedule still needs.
+  std::size_t heldBytes() const { return HeldBytes; }
+
+  /// Brings heldBytes() up to date after an action.
+  void updateHeldBytes() {
+    HeldBytes = static_cast<std::size_t>(Schedule.slotsInUse()) * StateBytes;
+    Stats.snapshotBytesPeak = std::max(Stats.snapshotBytesPeak, HeldBytes);
+  }
+
+  Phase State = Phase::Registering;
+  RevolveSchedule Schedule{0, 1};
+  bool EndedAtFirsturn = false;
+  RevolveStats Stats;
+
+private:
+  struct Region {
+    unsigned char *Data;
+    std::size_t Bytes;
+  };
+
+  /// One snapshot's storage, allocated when a slot is first used and kept
+  /// for the next loop run at the same depth.
+  struct SlotBuffer {
+    std::unique_ptr<unsigned char[]> Data;
+    std::size_t Capacity = 0;
+  };
+
+  unsigned char *slotBuffer(int Index) {
+    std::size_t I = static_cast<std::size_t>(Index);
+    if (I >= Slots.size())
+      Slots.resize(I + 1);
+    SlotBuffer &Buffer = Slots[I];
+    if (Buffer.Capacity < StateBytes) {
+      Buffer.Data.reset(new unsigned char[StateBytes]);
+      Buffer.Capacity = StateBytes;
+    }
+    return Buffer.Data.get();
+  }
+
+  std::vector<Region> Regions;
+  /// The region sizes registered in the forward part, in order.
+  std::vector<std::size_t> Layout;
+  std::size_t StateBytes = 0;
+  std::size_t HeldBytes = 0;
+  std::vector<SlotBuffer> Slots;
+};
+
+/// The calling thread's stack of loops being driven.
+struct RevolveThread {
+  /// Loops[0 .. Depth - 1] are active, innermost last; the ones above are
+  /// kept so that their snapshot buffers are reused.
+  std::vector<std::unique_ptr<RevolveLoop>> Loops;
+  std::size_t Depth = 0;
+  RevolveStats Last;
+  std::size_t SnapshotBytesHeld = 0;
+  std::size_t SnapshotBytesPeak = 0;
+
+  RevolveLoop &top(const char *Caller) {
+    if (Depth == 0) {
+      std::fprintf(stderr, "fluxion: %s with no active loop\n", Caller);
+      std::abort();
+    }
+    return *Loops[Depth - 1];
+  }
+
+  /// Brings the bytes held in snapshots, by Loop and by the thread, up to
+  /// date after an action of Loop.
+  void account(RevolveLoop &Loop) {
+    SnapshotBytesHeld -= Loop.heldBytes();
+    Loop.updateHeldBytes();
+    SnapshotBytesHeld += Loop.heldBytes();
+    SnapshotBytesPeak = std::max(SnapshotBytesPeak, SnapshotBytesHeld);
+  }
+};
+
+inline RevolveThread &revolveThread() {
+  static thread_local RevolveThread Thread;
+  return Thread;
+}
+
+} // namespace detail
+
+/// Starts driving a loop of Steps iterations (none if negative) with at most
+/// Snapshots stored states, on top of the calling thread's loops.
+inline void revolve_begin(long Steps, int Snapshots) {
+  if (Snapshots < 1)
+    detail::revolveFatal("revolve_begin: a loop needs at least one snapshot");
+  detail::RevolveThread &Thread = detail::revolveThread();
+  if (Thread.Depth == Thread.Loops.size())
+    Thread.Loops.push_back(std::make_unique<detail::RevolveLoop>());
+  Thread.Loops[Thread.Depth++]->start(std::max(Steps, 0L), Snapshots);
+}
+
+/// Registers N elements at P as part of the innermost loop's state. The
+/// order of registration is the snapshot layout; after revolve_rebind the
+/// same sizes must be registered again in the same order.
+template <class T> inline void revolve_state(T *P, std::size_t N) {
+  static_assert(std::is_trivially_copyable<T>::value,
+                "loop state is copied bytewise");
+  static_assert(!std::is_const<T>::value, "loop state is restored in place");
+  detail::revolveThread().top("revolve_state").addRegion(
+      static_cast<void *>(P), N * sizeof(T));
+}
+
+/// Forgets the innermost loop's regions so that its reverse part, which may
+/// run in another frame, can register where the state lives now.
+inline void revolve_rebind() { detail::revolveThread().top("revolve_rebind").rebind(); }
+
+/// Runs the forward part of the innermost loop's schedule up to the next
+/// plain steps: returns k > 0 when the caller must run k plain steps, 0 when
+/// it must run the last step taped (its reverse comes after revolve_turn),
+/// -1 when the loop has no steps.
+inline long revolve_forward() {
+  detail::RevolveThread &Thread = detail::revolveThread();
+  detail::RevolveLoop &Loop = Thread.top("revolve_forward");
+  if (Loop.State == detail::RevolveLoop::Phase::Registering)
+    Loop.freezeLayout();
+  else if (Loop.State != detail::RevolveLoop::Phase::Forward)
+    detail::revolveFatal("revolve_forward after the loop's forward part ended");
+  using Action = RevolveSchedule::Action;
+  for (;;) {
+    switch (Loop.Schedule.next()) {
+    case Action::Takeshot:
+      Loop.takeshot();
+      Thread.account(Loop);
+      continue;
+    case Action::Advance:
+      return Loop.Schedule.capo() - Loop.Schedule.oldCapo();
+    case Action::Firsturn:
+      Loop.EndedAtFirsturn = true;
+      ++Loop.Stats.tapedSteps;
+      Thread.account(Loop);
+      Loop.State = detail::RevolveLoop::Phase::Pending;
+      return 0;
+    case Action::Terminate:
+      Loop.State = detail::RevolveLoop::Phase::Pending;
+      return -1;
+    case Action::Restore:
+    case Action::Youturn:
+      break;
+    }
+    detail::revolveFatal("revolve_forward: the schedule turned back early");
+  }
+}
+
+/// Starts the reverse part of the innermost loop: true iff its forward part
+/// ended with the last step taped, which the caller must now reverse.
+inline bool revolve_turn() {
+  detail::RevolveLoop &Loop = detail::revolveThread().top("revolve_turn");
+  Loop.beginReverse();
+  return Loop.EndedAtFirsturn;
+}
+
+/// Runs the reverse part of the innermost loop's schedule up to the next
+/// steps: returns k > 0 when the caller must run k plain steps, 0 when it
+/// must run one step taped and reverse it at once, -1 when every step is
+/// reversed (the loop is then finished and popped).
+inline long revolve_reverse() {
+  detail::RevolveThread &Thread = detail::revolveThread();
+  detail::RevolveLoop &Loop = Thread.top("revolve_reverse");
+  if (Loop.State != detail::RevolveLoop::Phase::Reverse)
+    detail::revolveFatal("revolve_reverse before revolve_turn");
+  using Action = RevolveSchedule::Action;
+  for (;;) {
+    switch (Loop.Schedule.next()) {
+    case Action::Restore:
+      Loop.restore();
+      continue;
+    case Action::Takeshot:
+      Loop.takeshot();
+      Thread.account(Loop);
+      continue;
+    case Action::Advance:
+      return Loop.Schedule.capo() - Loop.Schedule.oldCapo();
+    case Action::Youturn:
+      ++Loop.Stats.tapedSteps;
+      // The turned step's state is no longer needed.
+      Thread.account(Loop);
+      return 0;
+    case Action::Terminate:
+      Thread.account(Loop);
+      Loop.Stats.advances = Loop.Schedule.advances();
+      Thread.Last = Loop.Stats;
+      --Thread.Depth;
+      return -1;
+    case Action::Firsturn:
+      break;
+    }
+    detail::revolveFatal("revolve_reverse: the schedule turned first twice");
+  }
+}
+
+/// What the most recently finished loop of the calling thread did.
+inline RevolveStats revolve_last_stats() { return detail::revolveThread().Last; }
 
 } // namespace fluxion
 
