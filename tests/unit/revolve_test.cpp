@@ -136,12 +136,17 @@ struct ReplayCounts {
 
 /// Runs the schedule of L steps with S snapshots and checks every action
 /// against the states it holds: the current state (unknown after a turn),
-/// the state stored in each slot, and the next step to reverse.
+/// the state stored in each slot, and the next step to reverse. Checks the
+/// total of plain steps against the optimum, and each step's count against
+/// the repetition number.
 ::testing::AssertionResult replay(long L, int S, ReplayCounts *Out = nullptr) {
   RevolveSchedule Schedule(L, S);
   std::vector<long> Stored(S, -1);
   long Current = 0;
   long NextTurn = L - 1;
+  // How often each step has run plainly: at most the repetition number.
+  std::vector<int> Runs(static_cast<std::size_t>(L), 0);
+  const long long MaxRuns = fluxion::detail::revolveRepetitions(L, S);
   ReplayCounts Counts;
   // Between two turns there are at most a restore and, per snapshot, an
   // advance and a takeshot.
@@ -197,6 +202,9 @@ struct ReplayCounts {
       if (Schedule.capo() > NextTurn)
         return Fail("advance past the next step to reverse");
       Counts.Advances += Schedule.capo() - Schedule.oldCapo();
+      for (long Step = Schedule.oldCapo(); Step < Schedule.capo(); ++Step)
+        if (++Runs[static_cast<std::size_t>(Step)] > MaxRuns)
+          return Fail("a step runs more often than the repetition number");
       Current = Schedule.capo();
       continue;
     case Action::Firsturn:

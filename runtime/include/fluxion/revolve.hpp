@@ -206,7 +206,8 @@ inline long long revolveMinForwardSteps(long L, int S) {
 /// first by Firsturn); after a turn the next action is Restore or Terminate.
 /// At most Snapshots slots hold a needed state at once (slot() is always
 /// below Snapshots), and the Advance actions run revolveMinForwardSteps(Steps,
-/// Snapshots) plain steps in all, the fewest possible.
+/// Snapshots) plain steps in all, the fewest possible, none of them more
+/// often than the repetition number of Steps.
 ///
 /// The held states form a stack, bottom (slot 0, state 0) to top, by
 /// increasing index. Reversing steps a .. b - 1 from the top state a, the
