@@ -155,13 +155,13 @@ struct ReplayCounts {
     return ::testing::AssertionFailure()
            << "l = " << L << ", s = " << S << ", action " << Counts.Actions
            << ": " << What << " (capo " << Schedule.capo() << ", old capo "
-           << Schedule.oldCapo() << ", slot " << Schedule.slot()
-           << ", current " << Current << ", next turn " << NextTurn << ")";
+           << Schedule.oldCapo() << ", slot " << Schedule.slot() << ", current "
+           << Current << ", next turn " << NextTurn << ")";
   };
   auto LiveSlots = [&] {
-    return static_cast<int>(std::count_if(Stored.begin(), Stored.end(), [&](long X) {
-      return X >= 0 && X <= NextTurn;
-    }));
+    return static_cast<int>(
+        std::count_if(Stored.begin(), Stored.end(),
+                      [&](long X) { return X >= 0 && X <= NextTurn; }));
   };
   auto ValidSlot = [&] { return Schedule.slot() >= 0 && Schedule.slot() < S; };
 
@@ -292,7 +292,7 @@ TEST(RevolveSchedule, LongLoops) {
   const struct {
     long L;
     int S;
-  } Cases[] = {{1000, 1}, {1000, 2}, {5000, 3},    {20000, 7},
+  } Cases[] = {{1000, 1},    {1000, 2},     {5000, 3},   {20000, 7},
                {100000, 20}, {1000000, 50}, {1000003, 9}};
   for (const auto &Case : Cases) {
     ReplayCounts Counts;
@@ -469,8 +469,8 @@ Gradient drivenGradient(std::vector<double> X, long Steps, int Snapshots,
 
 void expectDrivenMatchesStoreAll(long Steps, int Snapshots, std::size_t N,
                                  bool MoveState) {
-  SCOPED_TRACE(::testing::Message() << "l = " << Steps << ", s = " << Snapshots
-                                    << ", n = " << N);
+  SCOPED_TRACE(::testing::Message()
+               << "l = " << Steps << ", s = " << Snapshots << ", n = " << N);
   const std::vector<double> X0 = Toy::input(N);
   Gradient Reference = storeAllGradient(X0, Steps);
   DrivenToy Driven{N};
@@ -480,7 +480,8 @@ void expectDrivenMatchesStoreAll(long Steps, int Snapshots, std::size_t N,
   EXPECT_EQ(G.Input, Reference.Input);
   EXPECT_FALSE(Driven.OutOfOrder);
   EXPECT_EQ(Driven.NextReversed, -1);
-  EXPECT_EQ(Driven.PlainSteps, fluxion::revolveMinForwardSteps(Steps, Snapshots));
+  EXPECT_EQ(Driven.PlainSteps,
+            fluxion::revolveMinForwardSteps(Steps, Snapshots));
   EXPECT_EQ(Driven.TapedSteps, Steps);
   EXPECT_TRUE(tapesEmpty());
   EXPECT_EQ(activeLoops(), 0u);
@@ -659,8 +660,9 @@ TEST(RevolveDriver, LoopsInsideTapedStepsOfOtherLoops) {
     std::vector<long> Sizes;
     std::vector<int> Snapshots;
   } Cases[] = {
-      {{5, 7}, {2, 3}},        {{7, 5, 4}, {2, 3, 1}}, {{1, 1, 1}, {1, 1, 1}},
-      {{3, 0, 2}, {2, 2, 2}},  {{2, 9}, {9, 1}},       {{4, 3, 2, 3}, {1, 2, 3, 2}},
+      {{5, 7}, {2, 3}},       {{7, 5, 4}, {2, 3, 1}},
+      {{1, 1, 1}, {1, 1, 1}}, {{3, 0, 2}, {2, 2, 2}},
+      {{2, 9}, {9, 1}},       {{4, 3, 2, 3}, {1, 2, 3, 2}},
   };
   const std::size_t N = 3;
   for (const auto &Case : Cases) {
@@ -691,7 +693,8 @@ TEST(RevolveDriver, ThreadsHaveTheirOwnLoops) {
   auto Worker = [&](int Id) {
     DrivenToy Driven{N};
     for (int Round = 0; Round < 5; ++Round)
-      Results[Id] = drivenGradient(X0, Id == 0 ? 300 : 77, Id == 0 ? 4 : 2, Driven);
+      Results[Id] =
+          drivenGradient(X0, Id == 0 ? 300 : 77, Id == 0 ? 4 : 2, Driven);
     LoopsLeft[Id] = activeLoops();
   };
   // A loop left active on this thread must not be seen by the others.
@@ -719,7 +722,8 @@ TEST(RevolveDriver, ThreadsHaveTheirOwnLoops) {
 //===----------------------------------------------------------------------===//
 
 TEST(RevolveDriverDeathTest, CallWithoutALoop) {
-  EXPECT_DEATH(fluxion::revolve_forward(), "revolve_forward with no active loop");
+  EXPECT_DEATH(fluxion::revolve_forward(),
+               "revolve_forward with no active loop");
 }
 
 TEST(RevolveDriverDeathTest, RebindWithAnotherLayout) {

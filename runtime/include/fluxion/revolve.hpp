@@ -138,12 +138,11 @@ inline long long revolveSplit(long long N, long long S) {
   long long T = revolveRepetitions(N, S);
   // beta(S, T - 2) < N; the other bound is below N when beta(S - 1, T) is
   // at least 1, which it is, so both fit.
-  long long FirstAtLeast =
-      static_cast<long long>(revolveBetaCount(S, T - 2));
+  long long FirstAtLeast = static_cast<long long>(revolveBetaCount(S, T - 2));
   RevolveCount SecondAtMost = revolveBetaCount(S - 1, T);
   if (SecondAtMost < static_cast<RevolveCount>(N))
-    FirstAtLeast = std::max(
-        FirstAtLeast, N - static_cast<long long>(SecondAtMost));
+    FirstAtLeast =
+        std::max(FirstAtLeast, N - static_cast<long long>(SecondAtMost));
   return std::max(FirstAtLeast, 1LL); // beta(S, -1) = 0 when T = 1
 }
 
@@ -216,7 +215,14 @@ inline long long revolveMinForwardSteps(long L, int S) {
 /// same way, then restores a and reverses a .. a + m - 1.
 class RevolveSchedule {
 public:
-  enum class Action { Advance, Takeshot, Restore, Firsturn, Youturn, Terminate };
+  enum class Action {
+    Advance,
+    Takeshot,
+    Restore,
+    Firsturn,
+    Youturn,
+    Terminate
+  };
 
   RevolveSchedule(long Steps, int Snapshots)
       : StepCount(Steps), SlotCount(Snapshots), Fine(Steps) {
@@ -238,8 +244,8 @@ public:
       return turn();
     if (Held.back() != Capo) // advanced to a state the rest starts from
       return takeshot();
-    long long Budget =
-        static_cast<long long>(SlotCount) - static_cast<long long>(Held.size()) + 1;
+    long long Budget = static_cast<long long>(SlotCount) -
+                       static_cast<long long>(Held.size()) + 1;
     OldCapo = Capo;
     Capo += static_cast<long>(detail::revolveSplit(Fine - Capo, Budget));
     Advances += Capo - OldCapo;
@@ -523,13 +529,16 @@ template <class T> inline void revolve_state(T *P, std::size_t N) {
   static_assert(std::is_trivially_copyable<T>::value,
                 "loop state is copied bytewise");
   static_assert(!std::is_const<T>::value, "loop state is restored in place");
-  detail::revolveThread().top("revolve_state").addRegion(
-      static_cast<void *>(P), N * sizeof(T));
+  detail::revolveThread()
+      .top("revolve_state")
+      .addRegion(static_cast<void *>(P), N * sizeof(T));
 }
 
 /// Forgets the innermost loop's regions so that its reverse part, which may
 /// run in another frame, can register where the state lives now.
-inline void revolve_rebind() { detail::revolveThread().top("revolve_rebind").rebind(); }
+inline void revolve_rebind() {
+  detail::revolveThread().top("revolve_rebind").rebind();
+}
 
 /// Runs the forward part of the innermost loop's schedule up to the next
 /// plain steps: returns k > 0 when the caller must run k plain steps, 0 when
@@ -616,7 +625,9 @@ inline long revolve_reverse() {
 }
 
 /// What the most recently finished loop of the calling thread did.
-inline RevolveStats revolve_last_stats() { return detail::revolveThread().Last; }
+inline RevolveStats revolve_last_stats() {
+  return detail::revolveThread().Last;
+}
 
 } // namespace fluxion
 
