@@ -177,7 +177,8 @@ inline long long revolveMinForwardSteps(long L, int S) {
   RevolveCount Rounds = detail::revolveMul(static_cast<RevolveCount>(T - 1), B);
   if (Rounds == detail::RevolveSaturated)
     return LLONG_MAX;
-  RevolveCount AtB = Rounds - detail::revolveBetaCount(S + 1, T - 2);
+  RevolveCount AtB =
+      Rounds - detail::revolveBetaCount(static_cast<long long>(S) + 1, T - 2);
   RevolveCount Total = detail::revolveAdd(
       AtB, detail::revolveMul(static_cast<RevolveCount>(T),
                               static_cast<RevolveCount>(L) - B));
