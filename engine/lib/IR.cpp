@@ -317,8 +317,14 @@ ExprP shadowOf(const Expr &E, ASTContext &Ctx,
         Ptr->Ty->isArrayType() ? Ctx.getArrayDecayedType(Ptr->Ty) : Ptr->Ty;
     return binary(E.BOp, Ptr, E.Ops[LeftIsPtr ? 1 : 0], PT);
   }
-  case ExprKind::Cast: // array-to-pointer decay: the shadow decays alike
-    return shadowOf(*E.Ops[0], Ctx, Shadow);
+  case ExprKind::Cast: { // array-to-pointer decay: the shadow decays alike
+    ExprP Sub = shadowOf(*E.Ops[0], Ctx, Shadow);
+    // Keep the decay visible: analyses that look for pointer arguments
+    // (calls writing through them) must see the shadow as one too.
+    if (Sub && Sub->Ty->isArrayType() && E.Ty->isPointerType())
+      return cast(E.Ty, Sub);
+    return Sub;
+  }
   default:
     return nullptr;
   }

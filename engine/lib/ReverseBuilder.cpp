@@ -295,20 +295,25 @@ bool ReverseBuilder::callSite(const ir::Stmt &S, Sweeps &Out) {
   // result's old value is recorded after the call for the same reason.
   Block Restore, RestoreResult;
   bool RecordResult = LHS && needsRecording(LHS->rootVar());
-  // Memory the callee may overwrite that our reverse sweep still reads.
-  for (const ExprP &A : C.Ops) {
-    if (!A->Ty->isPointerType() || A->Ty->getPointeeType().isConstQualified())
-      continue;
-    Var *Root = A->rootVar();
-    if (!needsRecording(Root) || firstTouch(Root))
-      continue;
-    if (Root->isArray() || A->K == ExprKind::AddrOf) {
-      record(ref(Root), Out, Restore);
-      continue;
+  // Memory the callee may overwrite that our reverse sweep still reads. A
+  // checkpointed callee needs none of this: its undo log restores it.
+  auto RecordOverwritten = [&] {
+    for (const ExprP &A : C.Ops) {
+      if (!A->Ty->isPointerType() ||
+          A->Ty->getPointeeType().isConstQualified())
+        continue;
+      Var *Root = A->rootVar();
+      if (!needsRecording(Root) || firstTouch(Root))
+        continue;
+      if (Root->isArray() || A->K == ExprKind::AddrOf) {
+        record(ref(Root), Out, Restore);
+        continue;
+      }
+      Diags.report(C.Loc, Diag::OverwrittenMemory) << C.Callee << Root->Name;
+      return false;
     }
-    Diags.report(C.Loc, Diag::OverwrittenMemory) << C.Callee << Root->Name;
-    return false;
-  }
+    return true;
+  };
 
   llvm::SmallVector<bool, 4> ArgActive;
   bool AnyActive = false;
@@ -344,6 +349,8 @@ bool ReverseBuilder::callSite(const ir::Stmt &S, Sweeps &Out) {
   if (!ResultActive && !WritesFloats && !isDifferentiableScalar(C.Ty))
     AnyActive = false;
   if (!AnyActive) {
+    if (!RecordOverwritten())
+      return false;
     Store(S.RHS);
     for (StmtP &R : RestoreResult)
       Out.Rev.push_back(std::move(R));
@@ -355,7 +362,7 @@ bool ReverseBuilder::callSite(const ir::Stmt &S, Sweeps &Out) {
     return true;
   }
   std::optional<CallDerivative> D = Oracle.reverseOf(C, ArgActive);
-  if (!D)
+  if (!D || (!D->Logged && !RecordOverwritten()))
     return false;
   // State the reverse call needs from the forward one (residuals, the undo
   // log's mark): a local, taped when the call runs more than once.
@@ -373,7 +380,7 @@ bool ReverseBuilder::callSite(const ir::Stmt &S, Sweeps &Out) {
     Reload.push_back(assign(ref(V), pop(Tape)));
   };
   Var *Residual = nullptr, *Mark = nullptr;
-  FunctionDecl *Undo = nullptr;
+  FunctionDecl *RestoreLog = nullptr, *Undo = nullptr;
   if (!D->Residual.isNull()) {
     Residual = Keep("_res", D->Residual);
     llvm::SmallVector<ExprP, 8> FwdArgs(C.Ops.begin(), C.Ops.end());
@@ -383,8 +390,10 @@ bool ReverseBuilder::callSite(const ir::Stmt &S, Sweeps &Out) {
   } else if (D->Logged) {
     QualType SizeT = Ctx.getSizeType();
     FunctionDecl *MarkFn = Oracle.runtimeFunction("checkpoint_mark", {}, C.Loc);
+    RestoreLog =
+        Oracle.runtimeFunction("checkpoint_restore", {SizeT}, C.Loc);
     Undo = Oracle.runtimeFunction("checkpoint_undo", {SizeT}, C.Loc);
-    if (!MarkFn || !Undo)
+    if (!MarkFn || !RestoreLog || !Undo)
       return false;
     Mark = Keep("_mark", SizeT);
     Out.Fwd.push_back(assign(ref(Mark), call(MarkFn, {}, SizeT), BO_Assign,
@@ -401,8 +410,9 @@ bool ReverseBuilder::callSite(const ir::Stmt &S, Sweeps &Out) {
   for (StmtP &R : Reload)
     Rev.push_back(std::move(R));
   if (Mark) {
-    // Undo the callee's writes, then recompute its recorded forward sweep.
-    Rev.push_back(eval(call(Undo, {ref(Mark)}, Ctx.VoidTy), C.Loc));
+    // Give the callee its inputs back, then recompute its recorded forward
+    // sweep; the undo after its adjoint restores them for our earlier code.
+    Rev.push_back(eval(call(RestoreLog, {ref(Mark)}, Ctx.VoidTy), C.Loc));
     Rev.push_back(eval(call(D->Forward, C.Ops, C.Ty, C.Loc), C.Loc));
   }
   llvm::SmallVector<ExprP, 8> Args(C.Ops.begin(), C.Ops.end());
@@ -443,6 +453,8 @@ bool ReverseBuilder::callSite(const ir::Stmt &S, Sweeps &Out) {
   }
   Rev.push_back(eval(
       call(D->Reverse, Args, D->Reverse->getReturnType(), C.Loc), C.Loc));
+  if (Mark)
+    Rev.push_back(eval(call(Undo, {ref(Mark)}, Ctx.VoidTy), C.Loc));
   for (StmtP &A : After)
     Rev.push_back(std::move(A));
   for (StmtP &R : Restore)

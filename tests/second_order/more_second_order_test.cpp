@@ -135,7 +135,36 @@ static void wr(double a, double *o) { *o = a * a * a; }
   y[0] = x[0] * x[1] * k + s;
   y[1] = std::sin(x[2]) * s;
 }
+// A local array handed to a callee: its adjoint array is an output of the
+// callee's pullback, whose tangent f_hessian must carry too.
+static double weigh(double s, const double *w) {
+  for (int i = 0; i < 3; ++i)
+    s = s * w[i] + std::sin(s * w[3 - i]);
+  return s;
+}
+[[fluxion::hessian]] [[fluxion::grad]] double localToCallee(double x,
+                                                           double y) {
+  double w[4] = {x, y, x * y, 1.5};
+  return weigh(x + y, w) * y;
+}
 } // namespace pr
+TEST(SecondDerivatives, LocalArrayPassedToACallee) {
+  for (Vec x : {Vec{0.6, -0.4}, Vec{-0.3, 0.8}}) {
+    double H[4];
+    pr::localToCallee_hessian(x[0], x[1], H);
+    for (int j = 0; j < 2; ++j) {
+      auto g = [j](const Vec &v) {
+        double d[2] = {0, 0};
+        pr::localToCallee_grad(v[0], v[1], &d[0], &d[1]);
+        return d[j];
+      };
+      for (int i = 0; i < 2; ++i)
+        EXPECT_TRUE(so::close(H[j * 2 + i], so::fd_dir(g, x, so::unit(2, i)),
+                              1e-6))
+            << "H[" << j << "][" << i << "]";
+    }
+  }
+}
 TEST(SecondDerivatives, UnaryCmathAgainstSecondDifference) {
   struct {
     const char *n;

@@ -107,6 +107,30 @@ TEST(CheckpointUndo, ALocationSavedTwiceGetsItsOlderValue) {
   EXPECT_EQ(X, 1);
 }
 
+TEST(CheckpointRestore, RestoresAndKeepsTheEntries) {
+  double X = 1;
+  float Y = 10;
+  const std::size_t Mark = fluxion::checkpoint_mark();
+  fluxion::checkpoint_save(&X);
+  X = 2;
+  fluxion::checkpoint_save(&Y);
+  Y = 20;
+  fluxion::checkpoint_save(&X);
+  X = 3;
+  fluxion::checkpoint_restore(Mark);
+  EXPECT_EQ(X, 1);
+  EXPECT_EQ(Y, 10);
+  EXPECT_EQ(fluxion::checkpoint_mark(), Mark + 3);
+  // A recomputation writes the same locations again; the kept entries
+  // restore them a second time and are dropped.
+  X = 7;
+  Y = 8;
+  fluxion::checkpoint_undo(Mark);
+  EXPECT_EQ(X, 1);
+  EXPECT_EQ(Y, 10);
+  EXPECT_EQ(fluxion::checkpoint_mark(), Mark);
+}
+
 TEST(CheckpointUndo, NestedMarks) {
   // An outer checkpointed call writes A, calls an inner one that writes B
   // and C (and a call that writes nothing), then writes A again.

@@ -55,6 +55,22 @@ TYPED_TEST(TapeTest, PopsInLifoOrderAcrossManyChunks) {
   EXPECT_EQ(Tape.peakSize(), N);
 }
 
+TYPED_TEST(TapeTest, AtIndexesFromTheOldestAcrossChunks) {
+  using T = TypeParam;
+  constexpr std::size_t C = fluxion::Tape<T>::ChunkSize;
+  const std::size_t N = 3 * C + 7;
+  fluxion::Tape<T> Tape;
+  for (std::size_t I = 0; I < N; ++I)
+    Tape.push(valueAt<T>(I));
+  for (std::size_t I = 0; I < N; ++I)
+    ASSERT_EQ(Tape.at(I), valueAt<T>(I)) << "element " << I;
+  // Popping into an earlier chunk leaves the rest addressable.
+  for (std::size_t I = 0; I < C + 9; ++I)
+    Tape.pop();
+  for (std::size_t I = 0; I < Tape.size(); ++I)
+    ASSERT_EQ(Tape.at(I), valueAt<T>(I)) << "element " << I;
+}
+
 TYPED_TEST(TapeTest, InterleavedPushAndPopAtChunkEdges) {
   using T = TypeParam;
   constexpr std::size_t C = fluxion::Tape<T>::ChunkSize;

@@ -61,6 +61,21 @@ template <class T> inline void checkpoint_save(T *P) {
 inline std::size_t checkpoint_mark() { return detail::undoLog().size(); }
 
 /// Restores every location saved since Mark, newest first (so a location
+/// saved twice gets its older value), and keeps the entries: the reverse
+/// sweep restores the callee's inputs with this before recomputing it, and
+/// drops the entries with checkpoint_undo once the callee's adjoint ran, which
+/// restores the same memory again for the caller's earlier statements.
+inline void checkpoint_restore(std::size_t Mark) {
+  const Tape<detail::UndoEntry> &Log = detail::undoLog();
+  std::size_t Size = Log.size();
+  assert(Mark <= Size && "restore to a mark that was already undone");
+  for (; Size > Mark; --Size) {
+    const detail::UndoEntry &Entry = Log.at(Size - 1);
+    std::memcpy(Entry.Address, Entry.Bytes, Entry.Size);
+  }
+}
+
+/// Restores every location saved since Mark, newest first (so a location
 /// saved twice gets its older value), and drops those entries.
 inline void checkpoint_undo(std::size_t Mark) {
   Tape<detail::UndoEntry> &Log = detail::undoLog();

@@ -70,6 +70,12 @@ public:
 
   bool empty() const { return Top == Begin && Current == 0; }
 
+  /// The element pushed Index-th (0 is the oldest still stored).
+  const T &at(std::size_t Index) const {
+    assert(Index < size() && "tape index out of range");
+    return Chunks[Index / ChunkSize][Index % ChunkSize];
+  }
+
   /// Number of elements currently stored.
   std::size_t size() const {
     if (Chunks.empty())
