@@ -24,13 +24,14 @@ struct Differentiated {
 /// Lowers Def and builds both sweeps with respect to the Active parameters
 /// and the global variables Globals (each gets an adjoint parameter after
 /// those of the parameters). Extra, if set, may adjust the parts (split
-/// functions save their state).
+/// functions save their state). RestorePointerParams: see ReverseBuilder.
 std::optional<Differentiated>
 differentiate(clang::FunctionDecl *Def, const std::vector<bool> &Active,
               clang::ASTContext &Ctx, DiagReporter &Diags,
               DerivativeOracle &Oracle,
               std::function<void(ReverseBuilder &, Differentiated &)> Extra,
-              llvm::ArrayRef<clang::VarDecl *> Globals = {});
+              llvm::ArrayRef<clang::VarDecl *> Globals = {},
+              bool RestorePointerParams = false);
 
 } // namespace fluxion
 

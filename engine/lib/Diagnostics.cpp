@@ -84,6 +84,12 @@ static DiagInfo info(Diag Kind) {
   case Diag::MissingRuntime:
     return {L::Error, "fluxion: the runtime function 'fluxion::%0' is not "
                       "declared; #include <fluxion/fluxion.hpp>"};
+  case Diag::UndifferentiatedOutput:
+    return {L::Error, "fluxion: %1 stores values that depend on its "
+                      "differentiated inputs through pointer parameter %0, "
+                      "which is not differentiated; add it to the names in "
+                      "the annotation so that the derivative receives its "
+                      "adjoint buffer"};
   case Diag::GlobalWritten:
     return {L::Error, "fluxion: %1 writes global variable %0, which it is "
                       "differentiated with respect to; only globals that "

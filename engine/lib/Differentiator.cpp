@@ -343,7 +343,8 @@ bool Differentiator::canGenerate(FunctionDecl *Callee, SourceLocation Loc,
 }
 
 std::optional<CallDerivative>
-Differentiator::reverseOf(const ir::Expr &Call, llvm::ArrayRef<bool> ArgActive) {
+Differentiator::reverseOf(const ir::Expr &Call, llvm::ArrayRef<bool> ArgActive,
+                          bool RestoreMemory) {
   FunctionDecl *Callee = Call.Callee;
   bool Failed = false;
   if (FunctionDecl *Custom = findCustom(Callee, "_vjp", Call.Loc, &Failed)) {
@@ -380,6 +381,7 @@ Differentiator::reverseOf(const ir::Expr &Call, llvm::ArrayRef<bool> ArgActive) 
   bool Distinct = SecondOrderMode && hasFirstOrderOnlyParts(Callee);
   std::vector<bool> KeyActive = Active;
   KeyActive.push_back(Distinct);
+  KeyActive.push_back(RestoreMemory);
   auto Key = std::make_pair(
       static_cast<const Decl *>(Callee->getCanonicalDecl()), KeyActive);
   auto It = Splits.find(Key);
@@ -388,9 +390,12 @@ Differentiator::reverseOf(const ir::Expr &Call, llvm::ArrayRef<bool> ArgActive) 
     E->Callee = Callee;
     E->Active = Active;
     E->SecondOrder = Distinct;
+    E->RestoresMemory = RestoreMemory;
     std::string Suffix = activeSuffix(Callee, Active, All);
     if (Distinct)
       Suffix += "_recorded";
+    if (RestoreMemory)
+      Suffix += "_restoring";
     std::string Base = Callee->getNameAsString();
     std::vector<std::pair<std::string, QualType>> FwdParams;
     for (ParmVarDecl *P : Callee->parameters())
@@ -412,6 +417,7 @@ Differentiator::reverseOf(const ir::Expr &Call, llvm::ArrayRef<bool> ArgActive) 
   D.Forward = It->second->Fwd;
   D.Reverse = It->second->Bwd;
   D.AdjointSlot.assign(Active.begin(), Active.end());
+  D.RestoresMemory = RestoreMemory;
   if (!SecondOrderMode && isCheckpointed(Callee)) {
     D.Logged = loggedVersion(Callee, Call.Loc);
     if (!D.Logged)
@@ -428,7 +434,7 @@ std::optional<Differentiated>
 differentiate(FunctionDecl *Def, const std::vector<bool> &Active, ASTContext &Ctx,
               DiagReporter &Diags, DerivativeOracle &Oracle,
               std::function<void(ReverseBuilder &, Differentiated &)> Extra,
-              llvm::ArrayRef<VarDecl *> Globals) {
+              llvm::ArrayRef<VarDecl *> Globals, bool RestorePointerParams) {
   FunctionLowering Lowering(Ctx, Diags);
   Differentiated D;
   D.IR = Lowering.lower(Def);
@@ -510,7 +516,20 @@ differentiate(FunctionDecl *Def, const std::vector<bool> &Active, ASTContext &Ct
     GlobalAdjoints.push_back({Local, A});
   }
   ActivityInfo Activity(F, ActiveParams);
+  // Active values stored through a pointer the caller gives no adjoint
+  // buffer for would need one of unknown length.
+  for (unsigned I = 0; I < F.Params.size(); ++I) {
+    Var *P = F.Params[I];
+    if (Active[I] || !P->isPointer() || !Activity.isActive(P) ||
+        !isDifferentiableType(P->Type))
+      continue;
+    Diags.report(Def->getParamDecl(I)->getLocation(),
+                 Diag::UndifferentiatedOutput)
+        << Def->getParamDecl(I) << Def;
+    return std::nullopt;
+  }
   ReverseBuilder Builder(F, Ctx, Activity, Oracle, Diags, Adjoints);
+  Builder.RestorePointerParams = RestorePointerParams;
   auto Parts = Builder.build();
   if (!Parts)
     return std::nullopt;
@@ -693,7 +712,8 @@ void Differentiator::defineSplit(SplitEntry &E, FunctionDecl *Def) {
           D.Parts.Reverse.insert(D.Parts.Reverse.begin(),
                                  assign(ref(V), pop(Tape)));
         }
-      });
+      },
+      {}, E.RestoresMemory);
   Current = Saved;
   SecondOrderMode = SavedMode;
   if (!D) {

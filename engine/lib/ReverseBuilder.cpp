@@ -107,8 +107,13 @@ Var *ReverseBuilder::tapeFor(QualType T) {
 }
 
 bool ReverseBuilder::needsRecording(const Var *V) const {
-  return V && V->K != Var::Kind::Global && Needed.count(V) &&
-         !Assignments.isConstant(V);
+  return mustRestore(V) || (V && V->K != Var::Kind::Global &&
+                            Needed.count(V) && !Assignments.isConstant(V));
+}
+
+bool ReverseBuilder::mustRestore(const Var *V) const {
+  return RestorePointerParams && V && V->K == Var::Kind::Param &&
+         V->isPointer() && !V->Type->getPointeeType().isConstQualified();
 }
 
 void ReverseBuilder::record(const ExprP &LV, Sweeps &Out, Block &Restore) {
@@ -236,9 +241,10 @@ bool ReverseBuilder::assignment(const ir::Stmt &S, Sweeps &Out) {
   Block Restore;
   // A declaration's initialiser outside loops overwrites nothing readable.
   bool FirstWrite =
-      (S.IsInit && LoopDepth == 0) ||
-      (firstTouch(Root) && !mentions(*S.RHS, Root) && !mentions(*S.LHS, Root,
-                                                                /*Skip=*/true));
+      !mustRestore(Root) &&
+      ((S.IsInit && LoopDepth == 0) ||
+       (firstTouch(Root) && !mentions(*S.RHS, Root) &&
+        !mentions(*S.LHS, Root, /*Skip=*/true)));
   if (!FirstWrite && needsRecording(Root)) {
     if (auto Inverse = inverseIncrement(S))
       Restore.push_back(assign(
@@ -295,24 +301,37 @@ bool ReverseBuilder::callSite(const ir::Stmt &S, Sweeps &Out) {
   // result's old value is recorded after the call for the same reason.
   Block Restore, RestoreResult;
   bool RecordResult = LHS && needsRecording(LHS->rootVar());
-  // Memory the callee may overwrite that our reverse sweep still reads. A
-  // checkpointed callee needs none of this: its undo log restores it.
+  // Memory the callee may overwrite that our reverse sweep still reads (or
+  // that our own caller wants back). We record whole local arrays and
+  // variables; memory behind a pointer, of unknown extent, the callee's
+  // pair restores itself. A checkpointed callee needs none of this: its
+  // undo log restores everything.
+  Var *Unrecordable = nullptr;
+  for (const ExprP &A : C.Ops) {
+    if (!A->Ty->isPointerType() || A->Ty->getPointeeType().isConstQualified())
+      continue;
+    Var *Root = A->rootVar();
+    if (!mustRestore(Root) && (!needsRecording(Root) || firstTouch(Root)))
+      continue;
+    if (!Root->isArray() && A->K != ExprKind::AddrOf)
+      Unrecordable = Root;
+  }
   auto RecordOverwritten = [&] {
     for (const ExprP &A : C.Ops) {
       if (!A->Ty->isPointerType() ||
           A->Ty->getPointeeType().isConstQualified())
         continue;
       Var *Root = A->rootVar();
-      if (!needsRecording(Root) || firstTouch(Root))
+      if (!mustRestore(Root) && (!needsRecording(Root) || firstTouch(Root)))
         continue;
-      if (Root->isArray() || A->K == ExprKind::AddrOf) {
+      if (Root->isArray() || A->K == ExprKind::AddrOf)
         record(ref(Root), Out, Restore);
-        continue;
-      }
-      Diags.report(C.Loc, Diag::OverwrittenMemory) << C.Callee << Root->Name;
-      return false;
     }
-    return true;
+  };
+  auto CannotRestore = [&] {
+    Diags.report(C.Loc, Diag::OverwrittenMemory)
+        << C.Callee << Unrecordable->Name;
+    return false;
   };
 
   llvm::SmallVector<bool, 4> ArgActive;
@@ -349,8 +368,9 @@ bool ReverseBuilder::callSite(const ir::Stmt &S, Sweeps &Out) {
   if (!ResultActive && !WritesFloats && !isDifferentiableScalar(C.Ty))
     AnyActive = false;
   if (!AnyActive) {
-    if (!RecordOverwritten())
-      return false;
+    if (Unrecordable)
+      return CannotRestore();
+    RecordOverwritten();
     Store(S.RHS);
     for (StmtP &R : RestoreResult)
       Out.Rev.push_back(std::move(R));
@@ -361,9 +381,15 @@ bool ReverseBuilder::callSite(const ir::Stmt &S, Sweeps &Out) {
           assign(adjointOf(*LHS), floatConst(LHS->Ty, 0)));
     return true;
   }
-  std::optional<CallDerivative> D = Oracle.reverseOf(C, ArgActive);
-  if (!D || (!D->Logged && !RecordOverwritten()))
+  std::optional<CallDerivative> D =
+      Oracle.reverseOf(C, ArgActive, Unrecordable != nullptr);
+  if (!D)
     return false;
+  if (!D->Logged) {
+    if (Unrecordable && !D->RestoresMemory)
+      return CannotRestore();
+    RecordOverwritten();
+  }
   // State the reverse call needs from the forward one (residuals, the undo
   // log's mark): a local, taped when the call runs more than once.
   Block Reload;

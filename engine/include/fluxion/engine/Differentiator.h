@@ -73,7 +73,8 @@ public:
   llvm::raw_ostream *Dump = nullptr;
 
   std::optional<CallDerivative>
-  reverseOf(const ir::Expr &Call, llvm::ArrayRef<bool> ArgActive) override;
+  reverseOf(const ir::Expr &Call, llvm::ArrayRef<bool> ArgActive,
+            bool RestoreMemory) override;
   std::optional<CallTangent>
   tangentOf(const ir::Expr &Call, llvm::ArrayRef<bool> ArgActive,
             llvm::ArrayRef<bool> ArgSink) override;
@@ -106,6 +107,8 @@ private:
     std::vector<bool> Active;
     /// Built for f_hvp: no checkpoints or residual rules inside.
     bool SecondOrder = false;
+    /// Restores the memory written through pointer parameters.
+    bool RestoresMemory = false;
     /// Every call that needs this pair, and the function it is in.
     llvm::SmallVector<std::pair<clang::SourceLocation, clang::FunctionDecl *>,
                       2>

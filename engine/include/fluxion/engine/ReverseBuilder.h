@@ -45,15 +45,21 @@ struct CallDerivative {
   /// saving what it overwrites outside its frame); the reverse sweep undoes
   /// those writes, recomputes Forward and runs Reverse.
   clang::FunctionDecl *Logged = nullptr;
+  /// A generated pair asked to give back, by the end of its reverse sweep,
+  /// the memory it writes through its pointer parameters.
+  bool RestoresMemory = false;
 };
 
 class DerivativeOracle {
 public:
   virtual ~DerivativeOracle() = default;
   /// The derivative of Call given which arguments are active; reports an
-  /// error and returns nullopt if there is none.
+  /// error and returns nullopt if there is none. RestoreMemory asks for a
+  /// pair that restores what the callee writes through pointers, for a
+  /// caller whose reverse sweep still reads that memory.
   virtual std::optional<CallDerivative>
-  reverseOf(const ir::Expr &Call, llvm::ArrayRef<bool> ArgActive) = 0;
+  reverseOf(const ir::Expr &Call, llvm::ArrayRef<bool> ArgActive,
+            bool RestoreMemory) = 0;
   /// The runtime function fluxion::Name taking arguments of these types;
   /// reports an error and returns null if the runtime is not included.
   virtual clang::FunctionDecl *runtimeFunction(llvm::StringRef Name,
@@ -86,6 +92,9 @@ public:
 
   /// Builds both sweeps; nullopt after reporting an error.
   std::optional<AdjointParts> build();
+  /// Record every write through a non-const pointer parameter and restore
+  /// it in the reverse sweep, so that the caller gets its memory back.
+  bool RestorePointerParams = false;
   /// The tape (a local of the function) for values of type T.
   ir::Var *tapeFor(clang::QualType T);
 
@@ -115,6 +124,8 @@ private:
   /// Forward recording / reverse restoration around an overwrite of LV.
   void record(const ir::ExprP &LV, Sweeps &Out, ir::Block &Restore);
   bool needsRecording(const ir::Var *V) const;
+  /// Memory the caller wants back (RestorePointerParams).
+  bool mustRestore(const ir::Var *V) const;
   bool recomputable(const ir::Expr &Cond) const;
   /// Records the variables a statement's reverse sweep reads (statements
   /// are visited in forward order).
