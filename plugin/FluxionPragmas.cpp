@@ -38,13 +38,15 @@ public:
       return error(PP, Tok, "expected 'revolve' after '#pragma fluxion'");
     Loc = Tok.getLocation();
     llvm::SmallVector<Token, 32> Out;
-    // Synthesized tokens get a spelling in the scratch buffer, expanded at
-    // the pragma, so that diagnostics and re-lexing both work.
+    // Synthesized tokens sit at the pragma's own words, so that diagnostics
+    // about the marked loop point into the user's file. The parser reads
+    // identifiers and punctuators by kind, never by spelling.
     auto Make = [&](tok::TokenKind K, StringRef Spelling, SourceLocation At) {
       Token T;
       T.startToken();
-      PP.CreateString(Spelling, T, At, At);
       T.setKind(K);
+      T.setLocation(At);
+      T.setLength(Spelling.size());
       if (K == tok::identifier)
         T.setIdentifierInfo(PP.getIdentifierInfo(Spelling));
       Out.push_back(T);

@@ -234,10 +234,34 @@ bool FunctionLowering::lowerCompound(const CompoundStmt *S, Block &Out) {
   return OK;
 }
 
+/// A break, return or goto that leaves the loop whose body S is.
+static const Stmt *earlyExit(const Stmt *S, bool InNestedLoop) {
+  if (!S)
+    return nullptr;
+  if (isa<ReturnStmt, GotoStmt, IndirectGotoStmt>(S))
+    return S;
+  if (isa<BreakStmt>(S) && !InNestedLoop)
+    return S;
+  bool Nested = InNestedLoop ||
+                isa<ForStmt, WhileStmt, DoStmt, CXXForRangeStmt, SwitchStmt>(S);
+  for (const Stmt *Child : S->children())
+    if (const Stmt *E = earlyExit(Child, Nested))
+      return E;
+  return nullptr;
+}
+
 bool FunctionLowering::lowerRevolveLoop(const CallExpr *Marker,
                                         const ForStmt *Loop, Block &Out) {
   auto Spec = std::make_shared<RevolveSpec>();
   Spec->Loc = Marker->getBeginLoc();
+  // Recomputing a step from a snapshot replays it whole: a loop that may
+  // leave early has no fixed number of steps to schedule.
+  if (const Stmt *Exit = earlyExit(Loop->getBody(), /*InNestedLoop=*/false)) {
+    Diags.report(Exit->getBeginLoc(), Diag::RevolveNotCounted)
+        << (isa<ReturnStmt>(Exit) ? "the body returns"
+                                  : "the body leaves the loop early");
+    return false;
+  }
   Block Pre;
   auto Arg = [&](unsigned I) -> ExprP {
     const Expr *A = Marker->getArg(I);

@@ -266,16 +266,22 @@ bool ReverseBuilder::revolveLoop(const Stmt &S, const RevolveSpec &Spec,
     L->body().push_back(Ask(Forward));
     Fwd.push_back(std::move(L));
   }
-  Fwd.push_back(ir::ifStmt(binary(BO_EQ, ref(K), intConst(Long, 0), Ctx.BoolTy),
-                       clone(Step.Fwd)));
+  ExprP LastTaped = binary(BO_EQ, ref(K), intConst(Long, 0), Ctx.BoolTy);
+  Fwd.push_back(ir::ifStmt(LastTaped, clone(Step.Fwd)));
+  // Whether the last step ran recorded travels on the tape rather than
+  // through the runtime: a checkpointed loop inside that step is still on
+  // the runtime's stack above this one until the step is reversed.
+  Var *Flags = tapeFor(Ctx.BoolTy);
+  Fwd.push_back(push(Flags, LastTaped));
 
   // Reverse sweep: the recorded last step first, then what the schedule
   // says until it terminates.
   Block &Rev = Out.Rev;
+  Rev.push_back(ir::ifStmt(pop(Flags), clone(Step.Rev)));
   Rev.push_back(eval(call(Rebind, {}, Ctx.VoidTy), Spec.Loc));
   if (!Register(Rev))
     return false;
-  Rev.push_back(ir::ifStmt(call(Turn, {}, Ctx.BoolTy), clone(Step.Rev)));
+  Rev.push_back(eval(call(Turn, {}, Ctx.BoolTy), Spec.Loc));
   Rev.push_back(Ask(Reverse));
   auto L = std::make_unique<Stmt>(StmtKind::Loop, S.Loc);
   L->Cond = Positive(BO_GE);
