@@ -1,9 +1,6 @@
-// Binomial checkpointing of a long explicit time integration.
-//
-// The viscous Burgers equation u_t + (u^2/2)_x = nu u_xx on [0, 1] with fixed
-// boundary values, a Rusanov (local Lax-Friedrichs) flux and explicit Euler
-// steps, updated in place. The loss is the final state's squared distance to
-// a target; f_grad gives its gradient with respect to the initial state.
+// Binomial checkpointing of a long explicit time integration: the Burgers
+// model of burgers_model.hpp, whose loss f_grad differentiates with respect
+// to the initial state.
 //
 // `#pragma fluxion revolve(snapshots) state(u, n)` makes the reverse sweep
 // keep `snapshots` copies of the loop state (u and the step counter) instead
@@ -13,7 +10,8 @@
 // gradients agree and prints the memory and time each took.
 //
 //   burgers_revolve [steps=100000] [cells=1000] [snapshots=64]
-#include <fluxion/fluxion.hpp>
+#include "burgers_model.hpp"
+
 #include <fluxion/memory.hpp>
 
 #include <chrono>
@@ -21,55 +19,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <vector>
-
-namespace burgers {
-
-// Numerical flux between a left and a right state.
-inline double flux(double l, double r, double speed) {
-  return 0.25 * (l * l + r * r) - 0.5 * speed * (r - l);
-}
-
-// One explicit step, in place: `left` carries the old value of u[i - 1].
-// lambda = dt / dx, mu = nu dt / dx^2, speed bounds |u| (the Rusanov
-// dissipation).
-inline void step(double *u, int n, double lambda, double mu, double speed) {
-  double left = u[0];
-  for (int i = 1; i + 1 < n; ++i) {
-    double old = u[i];
-    double right = u[i + 1];
-    u[i] = old - lambda * (flux(old, right, speed) - flux(left, old, speed)) +
-           mu * (right - 2 * old + left);
-    left = old;
-  }
-}
-
-inline double misfit(const double *u, const double *target, int n) {
-  double loss = 0;
-  for (int i = 0; i < n; ++i)
-    loss += (u[i] - target[i]) * (u[i] - target[i]);
-  return loss / n;
-}
-
-// u holds the initial state on entry and the final state on return.
-[[fluxion::grad("u")]] double lossRevolve(double *u, const double *target,
-                                          int n, int steps, int snapshots,
-                                          double lambda, double mu) {
-#pragma fluxion revolve(snapshots) state(u, n)
-  for (int t = 0; t < steps; ++t)
-    step(u, n, lambda, mu, 1.0);
-  return misfit(u, target, n);
-}
-
-// The same computation, every step recorded on the tape.
-[[fluxion::grad("u")]] double lossTaped(double *u, const double *target,
-                                        int n, int steps, double lambda,
-                                        double mu) {
-  for (int t = 0; t < steps; ++t)
-    step(u, n, lambda, mu, 1.0);
-  return misfit(u, target, n);
-}
-
-} // namespace burgers
 
 namespace {
 
@@ -92,17 +41,9 @@ int main(int argc, char **argv) {
                  argv[0]);
     return 2;
   }
-  const double dx = 1.0 / (n - 1), nu = 0.002;
-  // Stable for |u| <= 1: nu dt / dx^2 <= 0.25 and dt / dx <= 0.5.
-  const double dt = std::fmin(0.25 * dx * dx / nu, 0.5 * dx);
-  const double lambda = dt / dx, mu = nu * dt / (dx * dx);
-
-  std::vector<double> u0(n), target(n);
-  for (int i = 0; i < n; ++i) {
-    double x = i * dx;
-    u0[i] = 0.5 * std::sin(2 * M_PI * x) + 0.25 * std::sin(6 * M_PI * x);
-    target[i] = 0.3 * std::sin(2 * M_PI * x);
-  }
+  const burgers::Setup setup(n);
+  const double lambda = setup.lambda, mu = setup.mu, dt = setup.dt;
+  const std::vector<double> &u0 = setup.u0, &target = setup.target;
   std::printf("Burgers: %d cells, %d steps (t_end = %.4g), %d snapshots\n", n,
               steps, steps * dt, snapshots);
 
