@@ -11,6 +11,7 @@
 #include "clang/Sema/Sema.h"
 #include "clang/Sema/Template.h"
 #include "clang/Sema/TemplateDeduction.h"
+#include "llvm/Support/SaveAndRestore.h"
 
 using namespace clang;
 
@@ -300,6 +301,11 @@ Stmt *Emitter::compound(const Block &B) {
 Stmt *Emitter::stmt(const ir::Stmt &St) {
   if (Failed)
     return nullptr;
+  // The statement and everything built for it are located at the primal
+  // statement it comes from (debug info, printed #line directives); engine
+  // statements without one keep the enclosing location.
+  llvm::SaveAndRestore<SourceLocation> AtStmt(Loc,
+                                              St.Loc.isValid() ? St.Loc : Loc);
   ASTContext &Ctx = S.getASTContext();
   switch (St.K) {
   case StmtKind::Assign: {

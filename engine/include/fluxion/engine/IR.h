@@ -198,6 +198,12 @@ Block countedLoop(clang::ASTContext &Ctx, Var *Counter, int64_t Count,
 ExprP shadowOf(const Expr &E, clang::ASTContext &Ctx,
                llvm::function_ref<Var *(Var *)> Shadow);
 
+/// Gives the statements of Stmts (nested ones included) that have no
+/// location yet the location Loc of the primal statement they were built
+/// from, so that emitted code maps back to the source it differentiates.
+void placeUnplaced(llvm::MutableArrayRef<StmtP> Stmts,
+                   clang::SourceLocation Loc);
+
 /// Calls F on every expression node (pre-order), statements included.
 void forEachExpr(const Expr &E, llvm::function_ref<void(const Expr &)> F);
 void forEachExpr(const Block &B, llvm::function_ref<void(const Expr &)> F);
