@@ -1,0 +1,73 @@
+//===- SourcePrinter.h - Generated functions as C++ source ------*- C++ -*-===//
+//
+// Prints the functions the engine generated as C++ that any C++17 compiler
+// accepts (fluxion-gen writes it into the output translation unit, the
+// plugin's dump option to stderr): names are qualified and calls of template
+// specializations spell their template arguments, so that the code means the
+// same thing wherever it is placed and whichever compiler reads it. Each
+// statement can be preceded by a comment quoting the primal source line it
+// comes from and by a #line directive mapping it to that line.
+//
+//===----------------------------------------------------------------------===//
+#ifndef FLUXION_ENGINE_SOURCEPRINTER_H
+#define FLUXION_ENGINE_SOURCEPRINTER_H
+
+#include "clang/AST/PrettyPrinter.h"
+#include "clang/Basic/SourceLocation.h"
+#include "llvm/ADT/StringRef.h"
+
+#include <string>
+
+namespace clang {
+class ASTContext;
+class FunctionDecl;
+} // namespace clang
+
+namespace llvm {
+class raw_ostream;
+} // namespace llvm
+
+namespace fluxion {
+
+struct SourcePrintOptions {
+  /// A #line directive before the function and before each statement, to
+  /// the primal source line the statement was generated from.
+  bool LineDirectives = true;
+  /// A comment quoting the primal source line above the statements
+  /// generated from it.
+  bool SourceComments = true;
+};
+
+class SourcePrinter {
+public:
+  SourcePrinter(clang::ASTContext &Ctx, SourcePrintOptions Opts);
+
+  /// `static double g_fwd(double x);`
+  void printDeclaration(const clang::FunctionDecl *FD, llvm::raw_ostream &OS);
+  /// The function with its body.
+  void printDefinition(const clang::FunctionDecl *FD, llvm::raw_ostream &OS);
+  /// `#line N "file"` for Loc (nothing when line directives are off or Loc
+  /// is invalid).
+  void printLineDirective(clang::SourceLocation Loc, llvm::raw_ostream &OS);
+
+  const clang::PrintingPolicy &policy() const { return Policy; }
+
+private:
+  void printSignature(const clang::FunctionDecl *FD, llvm::raw_ostream &OS);
+
+  clang::ASTContext &Ctx;
+  SourcePrintOptions Opts;
+  clang::PrintingPolicy Policy;
+};
+
+/// Code formatted with clang-format's LLVM style (Code itself if it cannot
+/// be formatted).
+std::string formatLLVMStyle(llvm::StringRef Code,
+                            llvm::StringRef FileName = "generated.cpp");
+
+/// Code as a C++ string literal body: backslashes and quotes escaped.
+std::string escapeForLiteral(llvm::StringRef Text);
+
+} // namespace fluxion
+
+#endif

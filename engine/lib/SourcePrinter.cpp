@@ -1,0 +1,373 @@
+//===- SourcePrinter.cpp - Generated functions as C++ source ---------------===//
+//
+// Statements are printed here, one per line, so that each can get its own
+// comment and #line directive; expressions go through Clang's StmtPrinter
+// with a helper that spells references to functions and globals in full.
+//
+//===----------------------------------------------------------------------===//
+#include "fluxion/engine/SourcePrinter.h"
+
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/Decl.h"
+#include "clang/AST/DeclTemplate.h"
+#include "clang/AST/Expr.h"
+#include "clang/AST/Stmt.h"
+#include "clang/AST/StmtCXX.h"
+#include "clang/Basic/SourceManager.h"
+#include "clang/Format/Format.h"
+#include "clang/Tooling/Core/Replacement.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace clang;
+
+namespace fluxion {
+
+std::string escapeForLiteral(StringRef Text) {
+  std::string Out;
+  for (char C : Text) {
+    if (C == '\\' || C == '"')
+      Out += '\\';
+    Out += C;
+  }
+  return Out;
+}
+
+std::string formatLLVMStyle(StringRef Code, StringRef FileName) {
+  format::FormatStyle Style = format::getLLVMStyle();
+  tooling::Replacements Changes = format::reformat(
+      Style, Code, {tooling::Range(0, Code.size())}, FileName);
+  llvm::Expected<std::string> Formatted =
+      tooling::applyAllReplacements(Code, Changes);
+  if (!Formatted) {
+    llvm::consumeError(Formatted.takeError());
+    return Code.str();
+  }
+  return *Formatted;
+}
+
+/// True if T names a type declared inside a function (a local typedef or
+/// class): such names mean nothing outside that function's body.
+static bool namesLocalType(QualType T) {
+  while (!T.isNull()) {
+    if (const auto *TT = T->getAs<TypedefType>())
+      if (TT->getDecl()->getDeclContext()->isFunctionOrMethod())
+        return true;
+    if (const auto *Tag = T->getAsTagDecl())
+      return Tag->getDeclContext()->isFunctionOrMethod();
+    if (T->isPointerType() || T->isReferenceType())
+      T = T->getPointeeType();
+    else if (const ArrayType *AT = T->getAsArrayTypeUnsafe())
+      T = AT->getElementType();
+    else
+      return false;
+  }
+  return false;
+}
+
+/// A type as it is best printed away from where it was written: as
+/// written, unless that names a function-local declaration.
+static QualType printable(QualType T) {
+  return namesLocalType(T) ? T.getCanonicalType() : T;
+}
+
+namespace {
+
+/// Spells every reference to a function or a global variable with its
+/// namespaces, and a function template specialization with its template
+/// arguments: the printed code must find the same declaration by ordinary
+/// lookup wherever it is placed (and whichever compiler reads it), while the
+/// AST refers to declarations directly.
+class QualifyingHelper : public PrinterHelper {
+public:
+  explicit QualifyingHelper(const PrintingPolicy &Policy) : Policy(Policy) {}
+
+  bool handledStmt(Stmt *S, raw_ostream &OS) override {
+    if (auto *DRE = dyn_cast<DeclRefExpr>(S)) {
+      if (auto *FD = dyn_cast<FunctionDecl>(DRE->getDecl())) {
+        FD->printQualifiedName(OS, Policy);
+        if (const TemplateArgumentList *Args =
+                FD->getTemplateSpecializationArgs())
+          printTemplateArgumentList(
+              OS, Args->asArray(), Policy,
+              FD->getPrimaryTemplate()->getTemplateParameters());
+        return true;
+      }
+      auto *VD = dyn_cast<VarDecl>(DRE->getDecl());
+      if (VD && VD->hasGlobalStorage() && !VD->isStaticLocal()) {
+        VD->printQualifiedName(OS, Policy);
+        return true;
+      }
+      return false;
+    }
+    // StmtPrinter would spell infinities and NaNs as "+Inf" and "NaN".
+    if (auto *FL = dyn_cast<FloatingLiteral>(S)) {
+      llvm::APFloat V = FL->getValue();
+      if (V.isFinite())
+        return false;
+      std::string Cast;
+      llvm::raw_string_ostream(Cast)
+          << "(" << FL->getType().getAsString(Policy) << ")";
+      OS << "(" << Cast
+         << (V.isNaN() ? "__builtin_nan(\"\")"
+                       : V.isNegative() ? "-__builtin_huge_val()"
+                                        : "__builtin_huge_val()")
+         << ")";
+      return true;
+    }
+    return false;
+  }
+
+private:
+  const PrintingPolicy &Policy;
+};
+
+/// Prints one generated body, one statement per line.
+class BodyPrinter {
+public:
+  BodyPrinter(ASTContext &Ctx, const PrintingPolicy &Policy,
+              const SourcePrintOptions &Opts, SourceLocation FunctionLoc,
+              raw_ostream &OS)
+      : Ctx(Ctx), SM(Ctx.getSourceManager()), Policy(Policy), Opts(Opts),
+        Helper(Policy), FunctionLoc(FunctionLoc), OS(OS) {
+    // The function's own directive named its file.
+    PresumedLoc P = SM.getPresumedLoc(SM.getExpansionLoc(FunctionLoc));
+    if (P.isValid())
+      LineFile = P.getFilename();
+  }
+
+  void stmt(const Stmt *S);
+  /// `{`, the statements, `}` (no line break after the brace).
+  void block(const Stmt *S);
+
+private:
+  void expr(const Expr *E) {
+    E->printPretty(OS, &Helper, Policy, 0, "\n", &Ctx);
+  }
+  void varDecl(const VarDecl *VD);
+  /// The comment and #line directive of a statement at Loc.
+  void locate(SourceLocation Loc);
+  std::string lineText(SourceLocation Loc) const;
+
+  ASTContext &Ctx;
+  const SourceManager &SM;
+  const PrintingPolicy &Policy;
+  const SourcePrintOptions &Opts;
+  QualifyingHelper Helper;
+  SourceLocation FunctionLoc;
+  raw_ostream &OS;
+  /// The source line last quoted, and the file named last by #line.
+  std::pair<FileID, unsigned> Quoted;
+  std::string LineFile;
+};
+
+} // namespace
+
+std::string BodyPrinter::lineText(SourceLocation Loc) const {
+  std::pair<FileID, unsigned> D = SM.getDecomposedLoc(Loc);
+  bool Invalid = false;
+  StringRef Buffer = SM.getBufferData(D.first, &Invalid);
+  if (Invalid || D.second > Buffer.size())
+    return "";
+  size_t Begin = Buffer.find_last_of("\r\n", D.second ? D.second - 1 : 0);
+  Begin = Begin == StringRef::npos || D.second == 0 ? 0 : Begin + 1;
+  StringRef Line = Buffer.slice(Begin, Buffer.find_first_of("\r\n", D.second));
+  Line = Line.trim();
+  // A comment ending in a backslash would swallow the next line.
+  while (Line.consume_back("\\"))
+    Line = Line.rtrim();
+  return Line.str();
+}
+
+void BodyPrinter::locate(SourceLocation Loc) {
+  if (Loc.isInvalid())
+    Loc = FunctionLoc;
+  Loc = SM.getExpansionLoc(Loc);
+  if (Opts.SourceComments && Loc != SM.getExpansionLoc(FunctionLoc)) {
+    std::pair<FileID, unsigned> Line(SM.getFileID(Loc),
+                                     SM.getExpansionLineNumber(Loc));
+    if (Line != Quoted) {
+      Quoted = Line;
+      std::string Text = lineText(Loc);
+      if (!Text.empty())
+        OS << "// " << Text << "\n";
+    }
+  }
+  if (!Opts.LineDirectives)
+    return;
+  PresumedLoc P = SM.getPresumedLoc(Loc);
+  if (P.isInvalid())
+    return;
+  OS << "#line " << P.getLine();
+  if (LineFile != P.getFilename()) {
+    LineFile = P.getFilename();
+    OS << " \"" << escapeForLiteral(LineFile) << "\"";
+  }
+  OS << "\n";
+}
+
+void BodyPrinter::varDecl(const VarDecl *VD) {
+  // `auto &_tape = fluxion::tape<T>();` reads better than the deduced type.
+  QualType T = VD->getType();
+  if (const TypeSourceInfo *TSI = VD->getTypeSourceInfo())
+    if (TSI->getType()->getContainedAutoType())
+      T = TSI->getType();
+  printable(T).print(OS, Policy, VD->getName());
+  if (const Expr *Init = VD->getInit()) {
+    OS << " = ";
+    expr(Init);
+  }
+}
+
+void BodyPrinter::block(const Stmt *S) {
+  OS << "{\n";
+  if (const auto *CS = dyn_cast<CompoundStmt>(S)) {
+    for (const Stmt *Child : CS->body())
+      stmt(Child);
+  } else {
+    stmt(S);
+  }
+  OS << "}";
+}
+
+void BodyPrinter::stmt(const Stmt *S) {
+  // A nested block only scopes its statements, which are located each.
+  if (!isa<CompoundStmt>(S))
+    locate(S->getBeginLoc());
+  if (const auto *E = dyn_cast<Expr>(S)) {
+    expr(E);
+    OS << ";\n";
+    return;
+  }
+  switch (S->getStmtClass()) {
+  case Stmt::CompoundStmtClass:
+    block(S);
+    OS << "\n";
+    return;
+  case Stmt::DeclStmtClass:
+    for (const Decl *D : cast<DeclStmt>(S)->decls()) {
+      if (const auto *VD = dyn_cast<VarDecl>(D))
+        varDecl(VD);
+      else
+        D->print(OS, Policy);
+      OS << ";\n";
+    }
+    return;
+  case Stmt::IfStmtClass: {
+    const auto *If = cast<IfStmt>(S);
+    OS << "if (";
+    expr(If->getCond());
+    OS << ") ";
+    block(If->getThen());
+    if (const Stmt *Else = If->getElse()) {
+      OS << " else ";
+      block(Else);
+    }
+    OS << "\n";
+    return;
+  }
+  case Stmt::WhileStmtClass: {
+    const auto *While = cast<WhileStmt>(S);
+    OS << "while (";
+    expr(While->getCond());
+    OS << ") ";
+    block(While->getBody());
+    OS << "\n";
+    return;
+  }
+  case Stmt::DoStmtClass: {
+    const auto *Do = cast<DoStmt>(S);
+    OS << "do ";
+    block(Do->getBody());
+    OS << " while (";
+    expr(Do->getCond());
+    OS << ");\n";
+    return;
+  }
+  case Stmt::ForStmtClass: {
+    const auto *For = cast<ForStmt>(S);
+    OS << "for (";
+    if (const auto *Init = dyn_cast_or_null<Expr>(For->getInit()))
+      expr(Init);
+    OS << "; ";
+    if (const Expr *Cond = For->getCond())
+      expr(Cond);
+    OS << "; ";
+    if (const Expr *Inc = For->getInc())
+      expr(Inc);
+    OS << ") ";
+    block(For->getBody());
+    OS << "\n";
+    return;
+  }
+  case Stmt::ReturnStmtClass:
+    OS << "return";
+    if (const Expr *Value = cast<ReturnStmt>(S)->getRetValue()) {
+      OS << " ";
+      expr(Value);
+    }
+    OS << ";\n";
+    return;
+  default:
+    // The emitter builds nothing else; print anything new as Clang does.
+    S->printPretty(OS, &Helper, Policy, 0, "\n", &Ctx);
+    OS << "\n";
+    return;
+  }
+}
+
+SourcePrinter::SourcePrinter(ASTContext &Ctx, SourcePrintOptions Opts)
+    : Ctx(Ctx), Opts(Opts), Policy(Ctx.getLangOpts()) {
+  Policy.SuppressTagKeyword = true;
+  // Anonymous and inline namespaces are not spelled: "(anonymous
+  // namespace)::" is no C++.
+  Policy.SuppressUnwrittenScope = true;
+  Policy.Bool = true;
+}
+
+void SourcePrinter::printLineDirective(SourceLocation Loc, raw_ostream &OS) {
+  if (!Opts.LineDirectives || Loc.isInvalid())
+    return;
+  const SourceManager &SM = Ctx.getSourceManager();
+  PresumedLoc P = SM.getPresumedLoc(SM.getExpansionLoc(Loc));
+  if (P.isInvalid())
+    return;
+  OS << "#line " << P.getLine() << " \"" << escapeForLiteral(P.getFilename())
+     << "\"\n";
+}
+
+void SourcePrinter::printSignature(const FunctionDecl *FD, raw_ostream &OS) {
+  if (FD->getStorageClass() == SC_Static)
+    OS << "static ";
+  if (FD->isInlineSpecified())
+    OS << "inline ";
+  std::string Declarator;
+  llvm::raw_string_ostream DS(Declarator);
+  DS << FD->getName() << "(";
+  for (const ParmVarDecl *P : FD->parameters()) {
+    if (P != FD->getParamDecl(0))
+      DS << ", ";
+    printable(P->getType()).print(DS, Policy, P->getName());
+  }
+  DS << ")";
+  printable(FD->getReturnType()).print(OS, Policy, Declarator);
+}
+
+void SourcePrinter::printDeclaration(const FunctionDecl *FD, raw_ostream &OS) {
+  printLineDirective(FD->getLocation(), OS);
+  printSignature(FD, OS);
+  OS << ";\n";
+}
+
+void SourcePrinter::printDefinition(const FunctionDecl *FD, raw_ostream &OS) {
+  printLineDirective(FD->getLocation(), OS);
+  printSignature(FD, OS);
+  OS << " ";
+  BodyPrinter Body(Ctx, Policy, Opts, FD->getLocation(), OS);
+  if (const Stmt *B = FD->getBody())
+    Body.block(B);
+  else
+    OS << "{}";
+  OS << "\n";
+}
+
+} // namespace fluxion
