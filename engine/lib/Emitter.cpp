@@ -174,8 +174,9 @@ Expr *Emitter::expr(const ir::Expr &E) {
   case ExprKind::VarRef:
     return varRef(E.V);
   case ExprKind::Index: {
-    if (E.Ops[1]->isZero() && E.Ops[0]->Ty->isPointerType()) {
-      // p[0] reads better as *p.
+    if (E.Ops[1]->isZero() && E.Ops[0]->Ty->isPointerType() &&
+        E.Ops[0]->K != ExprKind::Cast) {
+      // p[0] reads better as *p (a[0] stays a[0] for an array a).
       Expr *Ptr = expr(*E.Ops[0]);
       if (!Ptr)
         return nullptr;

@@ -11,6 +11,7 @@
 #include "clang/AST/Decl.h"
 #include "clang/AST/DeclTemplate.h"
 #include "clang/AST/Expr.h"
+#include "clang/AST/QualTypeNames.h"
 #include "clang/AST/Stmt.h"
 #include "clang/AST/StmtCXX.h"
 #include "clang/Basic/SourceManager.h"
@@ -64,10 +65,13 @@ static bool namesLocalType(QualType T) {
   return false;
 }
 
-/// A type as it is best printed away from where it was written: as
-/// written, unless that names a function-local declaration.
-static QualType printable(QualType T) {
-  return namesLocalType(T) ? T.getCanonicalType() : T;
+/// A type as it is best printed away from where it was written: with every
+/// name qualified (typedefs kept), or canonical if it names a function-local
+/// declaration.
+static QualType printable(QualType T, const ASTContext &Ctx) {
+  if (namesLocalType(T))
+    return T.getCanonicalType();
+  return TypeName::getFullyQualifiedType(T, Ctx);
 }
 
 namespace {
@@ -79,9 +83,29 @@ namespace {
 /// AST refers to declarations directly.
 class QualifyingHelper : public PrinterHelper {
 public:
-  explicit QualifyingHelper(const PrintingPolicy &Policy) : Policy(Policy) {}
+  QualifyingHelper(const ASTContext &Ctx, const PrintingPolicy &Policy)
+      : Ctx(Ctx), Policy(Policy) {}
 
   bool handledStmt(Stmt *S, raw_ostream &OS) override {
+    if (auto *Cast = dyn_cast<CStyleCastExpr>(S)) {
+      OS << "(";
+      printable(Cast->getTypeAsWritten(), Ctx).print(OS, Policy);
+      OS << ")";
+      Cast->getSubExpr()->printPretty(OS, this, Policy);
+      return true;
+    }
+    // StmtPrinter prints the tree as it is and relies on ParenExpr nodes:
+    // (*p)[i] built without one would print as *p[i].
+    if (auto *ASE = dyn_cast<ArraySubscriptExpr>(S)) {
+      if (!needsParens(ASE->getBase()))
+        return false;
+      OS << "(";
+      ASE->getBase()->printPretty(OS, this, Policy);
+      OS << ")[";
+      ASE->getIdx()->printPretty(OS, this, Policy);
+      OS << "]";
+      return true;
+    }
     if (auto *DRE = dyn_cast<DeclRefExpr>(S)) {
       if (auto *FD = dyn_cast<FunctionDecl>(DRE->getDecl())) {
         FD->printQualifiedName(OS, Policy);
@@ -95,6 +119,10 @@ public:
       auto *VD = dyn_cast<VarDecl>(DRE->getDecl());
       if (VD && VD->hasGlobalStorage() && !VD->isStaticLocal()) {
         VD->printQualifiedName(OS, Policy);
+        if (const auto *Spec = dyn_cast<VarTemplateSpecializationDecl>(VD))
+          printTemplateArgumentList(
+              OS, Spec->getTemplateArgs().asArray(), Policy,
+              Spec->getSpecializedTemplate()->getTemplateParameters());
         return true;
       }
       return false;
@@ -118,22 +146,25 @@ public:
   }
 
 private:
+  /// True for an operand of a postfix operator that binds less tightly.
+  static bool needsParens(const Expr *E) {
+    return isa<UnaryOperator, BinaryOperator, AbstractConditionalOperator,
+               ExplicitCastExpr>(E->IgnoreImpCasts());
+  }
+
+  const ASTContext &Ctx;
   const PrintingPolicy &Policy;
 };
 
 /// Prints one generated body, one statement per line.
 class BodyPrinter {
 public:
-  BodyPrinter(ASTContext &Ctx, const PrintingPolicy &Policy,
+  BodyPrinter(SourcePrinter &Printer, ASTContext &Ctx,
               const SourcePrintOptions &Opts, SourceLocation FunctionLoc,
               raw_ostream &OS)
-      : Ctx(Ctx), SM(Ctx.getSourceManager()), Policy(Policy), Opts(Opts),
-        Helper(Policy), FunctionLoc(FunctionLoc), OS(OS) {
-    // The function's own directive named its file.
-    PresumedLoc P = SM.getPresumedLoc(SM.getExpansionLoc(FunctionLoc));
-    if (P.isValid())
-      LineFile = P.getFilename();
-  }
+      : Printer(Printer), Ctx(Ctx), SM(Ctx.getSourceManager()),
+        Policy(Printer.policy()), Opts(Opts), Helper(Ctx, Policy),
+        FunctionLoc(FunctionLoc), OS(OS) {}
 
   void stmt(const Stmt *S);
   /// `{`, the statements, `}` (no line break after the brace).
@@ -148,6 +179,7 @@ private:
   void locate(SourceLocation Loc);
   std::string lineText(SourceLocation Loc) const;
 
+  SourcePrinter &Printer;
   ASTContext &Ctx;
   const SourceManager &SM;
   const PrintingPolicy &Policy;
@@ -155,9 +187,8 @@ private:
   QualifyingHelper Helper;
   SourceLocation FunctionLoc;
   raw_ostream &OS;
-  /// The source line last quoted, and the file named last by #line.
+  /// The source line quoted last.
   std::pair<FileID, unsigned> Quoted;
-  std::string LineFile;
 };
 
 } // namespace
@@ -192,17 +223,7 @@ void BodyPrinter::locate(SourceLocation Loc) {
         OS << "// " << Text << "\n";
     }
   }
-  if (!Opts.LineDirectives)
-    return;
-  PresumedLoc P = SM.getPresumedLoc(Loc);
-  if (P.isInvalid())
-    return;
-  OS << "#line " << P.getLine();
-  if (LineFile != P.getFilename()) {
-    LineFile = P.getFilename();
-    OS << " \"" << escapeForLiteral(LineFile) << "\"";
-  }
-  OS << "\n";
+  Printer.printLineMarker(Loc, OS);
 }
 
 void BodyPrinter::varDecl(const VarDecl *VD) {
@@ -211,7 +232,7 @@ void BodyPrinter::varDecl(const VarDecl *VD) {
   if (const TypeSourceInfo *TSI = VD->getTypeSourceInfo())
     if (TSI->getType()->getContainedAutoType())
       T = TSI->getType();
-  printable(T).print(OS, Policy, VD->getName());
+  printable(T, Ctx).print(OS, Policy, VD->getName());
   if (const Expr *Init = VD->getInit()) {
     OS << " = ";
     expr(Init);
@@ -324,15 +345,71 @@ SourcePrinter::SourcePrinter(ASTContext &Ctx, SourcePrintOptions Opts)
   Policy.Bool = true;
 }
 
-void SourcePrinter::printLineDirective(SourceLocation Loc, raw_ostream &OS) {
+/// Marker lines are comments, so that the formatter indents them like the
+/// statement they precede (it also puts a space after the slashes).
+static constexpr llvm::StringLiteral MarkerTag = "#line@";
+
+/// The number of the marker on Line, if it is one.
+static std::optional<unsigned> markerIndex(StringRef Line) {
+  Line = Line.trim();
+  if (!Line.consume_front("//"))
+    return std::nullopt;
+  Line = Line.ltrim();
+  unsigned Index;
+  if (!Line.consume_front(MarkerTag) || Line.getAsInteger(10, Index))
+    return std::nullopt;
+  return Index;
+}
+
+void SourcePrinter::printLineMarker(SourceLocation Loc, raw_ostream &OS) {
   if (!Opts.LineDirectives || Loc.isInvalid())
     return;
   const SourceManager &SM = Ctx.getSourceManager();
   PresumedLoc P = SM.getPresumedLoc(SM.getExpansionLoc(Loc));
   if (P.isInvalid())
     return;
-  OS << "#line " << P.getLine() << " \"" << escapeForLiteral(P.getFilename())
-     << "\"\n";
+  OS << "//" << MarkerTag << Markers.size() << "\n";
+  Markers.emplace_back(P.getLine(), P.getFilename());
+}
+
+std::string SourcePrinter::lineDirective(SourceLocation Loc) const {
+  if (!Opts.LineDirectives || Loc.isInvalid())
+    return "";
+  const SourceManager &SM = Ctx.getSourceManager();
+  PresumedLoc P = SM.getPresumedLoc(SM.getExpansionLoc(Loc));
+  if (P.isInvalid())
+    return "";
+  return "#line " + std::to_string(P.getLine()) + " \"" +
+         escapeForLiteral(P.getFilename()) + "\"\n";
+}
+
+std::string SourcePrinter::finishLines(StringRef Formatted) const {
+  std::string Out;
+  // The presumed position of the next line, once a directive has set it.
+  StringRef File;
+  unsigned Line = 0;
+  while (!Formatted.empty()) {
+    auto [Text, Rest] = Formatted.split('\n');
+    Formatted = Rest;
+    std::optional<unsigned> Index = markerIndex(Text);
+    if (!Index || *Index >= Markers.size()) {
+      Out += Text;
+      Out += '\n';
+      if (Line)
+        ++Line;
+      continue;
+    }
+    const auto &[Target, TargetFile] = Markers[*Index];
+    if (Line == Target && File == TargetFile)
+      continue; // the next line already has that number
+    Out += "#line " + std::to_string(Target);
+    if (File != TargetFile)
+      Out += " \"" + escapeForLiteral(TargetFile) + "\"";
+    Out += '\n';
+    File = TargetFile;
+    Line = Target;
+  }
+  return Out;
 }
 
 void SourcePrinter::printSignature(const FunctionDecl *FD, raw_ostream &OS) {
@@ -346,23 +423,23 @@ void SourcePrinter::printSignature(const FunctionDecl *FD, raw_ostream &OS) {
   for (const ParmVarDecl *P : FD->parameters()) {
     if (P != FD->getParamDecl(0))
       DS << ", ";
-    printable(P->getType()).print(DS, Policy, P->getName());
+    printable(P->getType(), Ctx).print(DS, Policy, P->getName());
   }
   DS << ")";
-  printable(FD->getReturnType()).print(OS, Policy, Declarator);
+  printable(FD->getReturnType(), Ctx).print(OS, Policy, Declarator);
 }
 
 void SourcePrinter::printDeclaration(const FunctionDecl *FD, raw_ostream &OS) {
-  printLineDirective(FD->getLocation(), OS);
+  printLineMarker(FD->getLocation(), OS);
   printSignature(FD, OS);
   OS << ";\n";
 }
 
 void SourcePrinter::printDefinition(const FunctionDecl *FD, raw_ostream &OS) {
-  printLineDirective(FD->getLocation(), OS);
+  printLineMarker(FD->getLocation(), OS);
   printSignature(FD, OS);
   OS << " ";
-  BodyPrinter Body(Ctx, Policy, Opts, FD->getLocation(), OS);
+  BodyPrinter Body(*this, Ctx, Opts, FD->getLocation(), OS);
   if (const Stmt *B = FD->getBody())
     Body.block(B);
   else

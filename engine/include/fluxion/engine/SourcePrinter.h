@@ -17,6 +17,7 @@
 #include "llvm/ADT/StringRef.h"
 
 #include <string>
+#include <vector>
 
 namespace clang {
 class ASTContext;
@@ -46,9 +47,17 @@ public:
   void printDeclaration(const clang::FunctionDecl *FD, llvm::raw_ostream &OS);
   /// The function with its body.
   void printDefinition(const clang::FunctionDecl *FD, llvm::raw_ostream &OS);
-  /// `#line N "file"` for Loc (nothing when line directives are off or Loc
-  /// is invalid).
-  void printLineDirective(clang::SourceLocation Loc, llvm::raw_ostream &OS);
+
+  /// With line directives on, the functions are printed with a marker line
+  /// where each directive goes, because formatting moves lines: once the
+  /// code is formatted, finishLines() turns each marker into a #line
+  /// directive, or drops it where the line count already is right.
+  std::string finishLines(llvm::StringRef Formatted) const;
+  /// A marker for a directive to Loc's line (nothing when line directives
+  /// are off or Loc is invalid).
+  void printLineMarker(clang::SourceLocation Loc, llvm::raw_ostream &OS);
+  /// `#line N "file"` for Loc, as final text (or nothing).
+  std::string lineDirective(clang::SourceLocation Loc) const;
 
   const clang::PrintingPolicy &policy() const { return Policy; }
 
@@ -58,6 +67,8 @@ private:
   clang::ASTContext &Ctx;
   SourcePrintOptions Opts;
   clang::PrintingPolicy Policy;
+  /// The presumed line and file of each marker, by number.
+  std::vector<std::pair<unsigned, std::string>> Markers;
 };
 
 /// Code formatted with clang-format's LLVM style (Code itself if it cannot
