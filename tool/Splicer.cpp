@@ -3,6 +3,7 @@
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Decl.h"
+#include "clang/AST/Expr.h"
 #include "clang/Basic/SourceManager.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -72,24 +73,69 @@ void Splicer::printInNamespaces(ArrayRef<Placement> Placements,
   CloseAll();
 }
 
+/// True if S refers to FD.
+static bool refersTo(const Stmt *S, const FunctionDecl *FD) {
+  if (!S)
+    return false;
+  if (const auto *DRE = dyn_cast<DeclRefExpr>(S))
+    if (DRE->getDecl() == FD)
+      return true;
+  for (const Stmt *Child : S->children())
+    if (refersTo(Child, FD))
+      return true;
+  return false;
+}
+
+/// The placements of Group without the declarations that nothing needs: a
+/// function defined further down the same group and not used before that.
+static std::vector<Placement> withoutNeedlessDeclarations(
+    ArrayRef<Placement> Group) {
+  std::vector<Placement> Kept;
+  for (size_t I = 0; I < Group.size(); ++I) {
+    const Placement &P = Group[I];
+    bool Needless = false;
+    if (P.K == Placement::Kind::Declaration) {
+      for (size_t J = I + 1; J < Group.size(); ++J) {
+        if (Group[J].K != Placement::Kind::Definition)
+          continue;
+        if (Group[J].FD == P.FD) {
+          Needless = true;
+          break;
+        }
+        if (refersTo(Group[J].FD->getBody(), P.FD))
+          break;
+      }
+    }
+    if (!Needless)
+      Kept.push_back(P);
+  }
+  return Kept;
+}
+
 std::string Splicer::insertion(ArrayRef<Placement> Group) {
   std::string Code;
   llvm::raw_string_ostream CodeOS(Code);
-  printInNamespaces(Group, Printer, CodeOS);
+  printInNamespaces(withoutNeedlessDeclarations(Group), Printer, CodeOS);
 
   const InsertPoint &At = Group.front().At;
-  bool AtEnd = At.Offset == Buffer.size();
+  StringRef Before = Buffer.take_front(At.Offset);
+  StringRef After = Buffer.drop_front(At.Offset);
   std::string Text;
   llvm::raw_string_ostream OS(Text);
-  if (At.MidLine || (AtEnd && !Buffer.empty() && !Buffer.ends_with("\n")))
+  // The functions start a line of their own, after a blank line.
+  if (At.MidLine || (!Before.empty() && !Before.ends_with("\n")))
     OS << "\n";
-  OS << "\n" << Printer.finishLines(formatLLVMStyle(Code));
-  if (AtEnd && !At.MidLine)
+  if (At.MidLine || !(Before.empty() || Before.ends_with("\n\n")))
+    OS << "\n";
+  OS << Printer.finishLines(formatLLVMStyle(Code));
+  if (After.empty() && !At.MidLine)
     return Text;
-  // The original text resumes at its own line.
+  // The original text resumes on a line of its own, mapped back to its
+  // line in the input.
+  if (At.MidLine || !(After.starts_with("\n") || After.starts_with("\r\n")))
+    OS << "\n";
   const SourceManager &SM = Ctx.getSourceManager();
-  OS << "\n"
-     << Printer.lineDirective(SM.getLocForStartOfFile(SM.getMainFileID())
+  OS << Printer.lineDirective(SM.getLocForStartOfFile(SM.getMainFileID())
                                   .getLocWithOffset(At.Offset));
   return Text;
 }

@@ -17,6 +17,7 @@
 #include "clang/Basic/SourceManager.h"
 #include "clang/Format/Format.h"
 #include "clang/Tooling/Core/Replacement.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace clang;
@@ -72,6 +73,26 @@ static QualType printable(QualType T, const ASTContext &Ctx) {
   if (namesLocalType(T))
     return T.getCanonicalType();
   return TypeName::getFullyQualifiedType(T, Ctx);
+}
+
+/// Adds to Read every declaration whose value S reads: all references but
+/// the target of a plain assignment. Generated code may set a variable it
+/// never reads (the result of an _hvp's primal sweep) or leave a parameter
+/// unused; other compilers warn about both.
+static void collectReads(const Stmt *S,
+                         llvm::DenseSet<const ValueDecl *> &Read) {
+  if (!S)
+    return;
+  if (const auto *BO = dyn_cast<BinaryOperator>(S))
+    if (BO->getOpcode() == BO_Assign &&
+        isa<DeclRefExpr>(BO->getLHS()->IgnoreParenImpCasts())) {
+      collectReads(BO->getRHS(), Read);
+      return;
+    }
+  if (const auto *DRE = dyn_cast<DeclRefExpr>(S))
+    Read.insert(DRE->getDecl());
+  for (const Stmt *Child : S->children())
+    collectReads(Child, Read);
 }
 
 namespace {
@@ -161,10 +182,10 @@ class BodyPrinter {
 public:
   BodyPrinter(SourcePrinter &Printer, ASTContext &Ctx,
               const SourcePrintOptions &Opts, SourceLocation FunctionLoc,
-              raw_ostream &OS)
+              const llvm::DenseSet<const ValueDecl *> &Read, raw_ostream &OS)
       : Printer(Printer), Ctx(Ctx), SM(Ctx.getSourceManager()),
         Policy(Printer.policy()), Opts(Opts), Helper(Ctx, Policy),
-        FunctionLoc(FunctionLoc), OS(OS) {}
+        FunctionLoc(FunctionLoc), Read(Read), OS(OS) {}
 
   void stmt(const Stmt *S);
   /// `{`, the statements, `}` (no line break after the brace).
@@ -186,6 +207,7 @@ private:
   const SourcePrintOptions &Opts;
   QualifyingHelper Helper;
   SourceLocation FunctionLoc;
+  const llvm::DenseSet<const ValueDecl *> &Read;
   raw_ostream &OS;
   /// The source line quoted last.
   std::pair<FileID, unsigned> Quoted;
@@ -232,6 +254,8 @@ void BodyPrinter::varDecl(const VarDecl *VD) {
   if (const TypeSourceInfo *TSI = VD->getTypeSourceInfo())
     if (TSI->getType()->getContainedAutoType())
       T = TSI->getType();
+  if (!Read.count(VD))
+    OS << "[[maybe_unused]] ";
   printable(T, Ctx).print(OS, Policy, VD->getName());
   if (const Expr *Init = VD->getInit()) {
     OS << " = ";
@@ -412,7 +436,9 @@ std::string SourcePrinter::finishLines(StringRef Formatted) const {
   return Out;
 }
 
-void SourcePrinter::printSignature(const FunctionDecl *FD, raw_ostream &OS) {
+void SourcePrinter::printSignature(
+    const FunctionDecl *FD, raw_ostream &OS,
+    const llvm::DenseSet<const ValueDecl *> *Read) {
   if (FD->getStorageClass() == SC_Static)
     OS << "static ";
   if (FD->isInlineSpecified())
@@ -423,6 +449,8 @@ void SourcePrinter::printSignature(const FunctionDecl *FD, raw_ostream &OS) {
   for (const ParmVarDecl *P : FD->parameters()) {
     if (P != FD->getParamDecl(0))
       DS << ", ";
+    if (Read && !Read->count(P))
+      DS << "[[maybe_unused]] ";
     printable(P->getType(), Ctx).print(DS, Policy, P->getName());
   }
   DS << ")";
@@ -437,9 +465,11 @@ void SourcePrinter::printDeclaration(const FunctionDecl *FD, raw_ostream &OS) {
 
 void SourcePrinter::printDefinition(const FunctionDecl *FD, raw_ostream &OS) {
   printLineMarker(FD->getLocation(), OS);
-  printSignature(FD, OS);
+  llvm::DenseSet<const ValueDecl *> Read;
+  collectReads(FD->getBody(), Read);
+  printSignature(FD, OS, &Read);
   OS << " ";
-  BodyPrinter Body(*this, Ctx, Opts, FD->getLocation(), OS);
+  BodyPrinter Body(*this, Ctx, Opts, FD->getLocation(), Read, OS);
   if (const Stmt *B = FD->getBody())
     Body.block(B);
   else

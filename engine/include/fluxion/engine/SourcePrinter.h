@@ -14,6 +14,7 @@
 
 #include "clang/AST/PrettyPrinter.h"
 #include "clang/Basic/SourceLocation.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/StringRef.h"
 
 #include <string>
@@ -22,6 +23,7 @@
 namespace clang {
 class ASTContext;
 class FunctionDecl;
+class ValueDecl;
 } // namespace clang
 
 namespace llvm {
@@ -62,7 +64,10 @@ public:
   const clang::PrintingPolicy &policy() const { return Policy; }
 
 private:
-  void printSignature(const clang::FunctionDecl *FD, llvm::raw_ostream &OS);
+  /// With Read, parameters not in it are marked [[maybe_unused]].
+  void printSignature(
+      const clang::FunctionDecl *FD, llvm::raw_ostream &OS,
+      const llvm::DenseSet<const clang::ValueDecl *> *Read = nullptr);
 
   clang::ASTContext &Ctx;
   SourcePrintOptions Opts;
