@@ -58,10 +58,10 @@ static cl::opt<bool>
 static cl::extrahelp CommonHelp(CommonOptionsParser::HelpMessage);
 
 static const char Overview[] =
-    "fluxion-gen: writes each input with the derivatives of its "
-    "[[fluxion::...]]-annotated\nfunctions inserted as C++ source, where the "
-    "Fluxion plugin declares and defines\nthem. The output compiles with any "
-    "C++17 compiler and the include flags of\n`fluxion-config --cxxflags`.\n";
+    "Fluxion's source-to-source tool: writes each input back with the\n"
+    "derivatives of its [[fluxion::...]] functions inserted as C++ source, "
+    "where the\nFluxion plugin declares and defines them. The output compiles "
+    "with any C++17\ncompiler and the flags of `fluxion-config --cxxflags`.\n";
 
 static int fail(const llvm::Twine &Message) {
   llvm::WithColor::error(llvm::errs(), "fluxion-gen") << Message << "\n";

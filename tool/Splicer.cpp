@@ -56,19 +56,25 @@ void Splicer::printInNamespaces(ArrayRef<Placement> Placements,
       closeNamespace(*It, OS);
     Open.clear();
   };
+  bool First = true;
   for (const Placement &P : Placements) {
     NamespacePath Needed = between(P.Enclosing, P.FD->getDeclContext());
     if (Needed != Open) {
-      CloseAll();
+      if (!Open.empty())
+        CloseAll();
+      if (!First)
+        OS << "\n";
       for (const NamespaceDecl *NS : Needed)
         openNamespace(NS, OS);
       Open = Needed;
+    } else if (!First) {
+      OS << "\n";
     }
+    First = false;
     if (P.K == Placement::Kind::Definition)
       With.printDefinition(P.FD, OS);
     else
       With.printDeclaration(P.FD, OS);
-    OS << "\n";
   }
   CloseAll();
 }

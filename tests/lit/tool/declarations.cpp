@@ -44,7 +44,6 @@ namespace {
 // CHECK-NEXT:double kinetic_grad(double m, double v, double *d_m, double *d_v);
 // CHECK-EMPTY:
 // CHECK-NEXT:double spring_jvp(double k, double x, double t_k, double t_x);
-// CHECK-EMPTY:
 // CHECK-NEXT:} // namespace phys
 // CHECK-EMPTY:
 // CHECK-NEXT:#endif // [[GUARD]]
