@@ -1,4 +1,4 @@
-//===- FluxionGen.cpp - fluxion-gen, the source-to-source tool -------------===//
+//===- FluxionGen.cpp - fluxion-gen, the source-to-source tool ------------===//
 //
 // Runs the same engine as the plugin on each input and writes the input back
 // with the generated derivatives inserted as C++ source, where the plugin
@@ -132,8 +132,8 @@ int main(int argc, const char **argv) {
     return fail("-o and --output-dir cannot be used together");
   if (!OutputFile.empty() && Inputs.size() > 1)
     return fail("-o takes one input; use --output-dir for several");
-  bool WriteSources = !OutputFile.empty() || !OutputDir.empty() ||
-                      DeclarationsFile.empty();
+  bool WriteSources =
+      !OutputFile.empty() || !OutputDir.empty() || DeclarationsFile.empty();
   if (WriteSources && OutputFile.empty() && OutputDir.empty() &&
       Inputs.size() > 1)
     return fail("several inputs: give --output-dir");
@@ -166,7 +166,7 @@ int main(int argc, const char **argv) {
     }
     if (WriteSources) {
       llvm::SmallString<256> Path(OutputFile.empty() ? StringRef("-")
-                                                      : StringRef(OutputFile));
+                                                     : StringRef(OutputFile));
       if (!OutputDir.empty()) {
         Path = OutputDir;
         llvm::sys::path::append(Path, llvm::sys::path::filename(Input));
@@ -183,8 +183,9 @@ int main(int argc, const char **argv) {
         "// Declarations of the functions fluxion-gen generated from " +
         llvm::join(Inputs, ", ") +
         ".\n// Include it after the declarations of the types they use.\n"
-        "#ifndef " + Guard + "\n#define " + Guard + "\n" + Declarations +
-        "\n#endif // " + Guard + "\n";
+        "#ifndef " +
+        Guard + "\n#define " + Guard + "\n" + Declarations + "\n#endif // " +
+        Guard + "\n";
     if (!writeFile(DeclarationsFile, Header))
       Status = 1;
   }

@@ -62,8 +62,7 @@ private:
       unsigned Begin = SM.getFileOffset(R.getBegin());
       unsigned End = SM.getFileOffset(
           Lexer::getLocForEndOfToken(R.getEnd(), 0, SM, LangOpts));
-      StringRef Text = SM.getBufferData(SM.getMainFileID())
-                           .slice(Begin, End);
+      StringRef Text = SM.getBufferData(SM.getMainFileID()).slice(Begin, End);
       if (End <= Begin || Text.contains("*/") || !Seen.insert(Begin).second)
         continue;
       Edits.push_back({Begin, End - Begin, ("/*" + Text + "*/").str()});
@@ -82,8 +81,8 @@ class GenerateConsumer : public FluxionConsumer {
 public:
   GenerateConsumer(CompilerInstance &CI, PlacementRecorder &Recorder,
                    const SourcePrintOptions &Opts, GeneratedOutput &Output)
-      : FluxionConsumer(consumerOptions(Recorder)), CI(CI),
-        Recorder(Recorder), Opts(Opts), Output(Output) {}
+      : FluxionConsumer(consumerOptions(Recorder)), CI(CI), Recorder(Recorder),
+        Opts(Opts), Output(Output) {}
 
   bool HandleTopLevelDecl(DeclGroupRef DG) override {
     // Generated definitions come back through here on their way to the

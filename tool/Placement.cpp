@@ -14,8 +14,8 @@ namespace fluxion {
 
 PlacementRecorder::PlacementRecorder(const SourceManager &SM,
                                      const LangOptions &LangOpts)
-    : SM(SM), LangOpts(LangOpts),
-      Buffer(SM.getBufferData(SM.getMainFileID())) {}
+    : SM(SM), LangOpts(LangOpts), Buffer(SM.getBufferData(SM.getMainFileID())) {
+}
 
 /// True if D's last token is the closing brace of a body (as opposed to a
 /// ';' that its source range leaves out).
@@ -131,7 +131,8 @@ void PlacementRecorder::defined(const FunctionDecl *FD) {
   Definitions.push_back(P);
 }
 
-Placement PlacementRecorder::placeDeclaration(const PendingDeclaration &D) const {
+Placement
+PlacementRecorder::placeDeclaration(const PendingDeclaration &D) const {
   // Next to a generated function (the dual of a split pair): where that one
   // is, after it.
   auto Generated = DeclarationOf.find(D.Like);

@@ -94,8 +94,8 @@ static bool refersTo(const Stmt *S, const FunctionDecl *FD) {
 
 /// The placements of Group without the declarations that nothing needs: a
 /// function defined further down the same group and not used before that.
-static std::vector<Placement> withoutNeedlessDeclarations(
-    ArrayRef<Placement> Group) {
+static std::vector<Placement>
+withoutNeedlessDeclarations(ArrayRef<Placement> Group) {
   std::vector<Placement> Kept;
   for (size_t I = 0; I < Group.size(); ++I) {
     const Placement &P = Group[I];
@@ -141,8 +141,8 @@ std::string Splicer::insertion(ArrayRef<Placement> Group) {
   if (At.MidLine || !(After.starts_with("\n") || After.starts_with("\r\n")))
     OS << "\n";
   const SourceManager &SM = Ctx.getSourceManager();
-  OS << Printer.lineDirective(SM.getLocForStartOfFile(SM.getMainFileID())
-                                  .getLocWithOffset(At.Offset));
+  OS << Printer.lineDirective(
+      SM.getLocForStartOfFile(SM.getMainFileID()).getLocWithOffset(At.Offset));
   return Text;
 }
 
@@ -162,7 +162,8 @@ std::string Splicer::translationUnit(ArrayRef<Placement> Placements,
   }
   while (!Placements.empty() || !Edits.empty()) {
     if (Placements.empty() ||
-        (!Edits.empty() && Edits.front().Offset < Placements.front().At.Offset)) {
+        (!Edits.empty() &&
+         Edits.front().Offset < Placements.front().At.Offset)) {
       const TextEdit &E = Edits.front();
       Out += Buffer.slice(Copied, E.Offset);
       Out += E.Text;

@@ -1,4 +1,4 @@
-//===- Splicer.h - The input with the generated functions inserted -*- C++ -*-===//
+//===- Splicer.h - The input with generated functions inserted --*- C++ -*-===//
 //
 // Writes fluxion-gen's outputs for one translation unit: the main file with
 // the printed functions inserted at their placements (each insertion

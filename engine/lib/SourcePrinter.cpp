@@ -1,4 +1,4 @@
-//===- SourcePrinter.cpp - Generated functions as C++ source ---------------===//
+//===- SourcePrinter.cpp - Generated functions as C++ source --------------===//
 //
 // Statements are printed here, one per line, so that each can get its own
 // comment and #line directive; expressions go through Clang's StmtPrinter
@@ -36,8 +36,8 @@ std::string escapeForLiteral(StringRef Text) {
 
 std::string formatLLVMStyle(StringRef Code, StringRef FileName) {
   format::FormatStyle Style = format::getLLVMStyle();
-  tooling::Replacements Changes = format::reformat(
-      Style, Code, {tooling::Range(0, Code.size())}, FileName);
+  tooling::Replacements Changes =
+      format::reformat(Style, Code, {tooling::Range(0, Code.size())}, FileName);
   llvm::Expected<std::string> Formatted =
       tooling::applyAllReplacements(Code, Changes);
   if (!Formatted) {
@@ -157,9 +157,9 @@ public:
       llvm::raw_string_ostream(Cast)
           << "(" << FL->getType().getAsString(Policy) << ")";
       OS << "(" << Cast
-         << (V.isNaN() ? "__builtin_nan(\"\")"
-                       : V.isNegative() ? "-__builtin_huge_val()"
-                                        : "__builtin_huge_val()")
+         << (V.isNaN()        ? "__builtin_nan(\"\")"
+             : V.isNegative() ? "-__builtin_huge_val()"
+                              : "__builtin_huge_val()")
          << ")";
       return true;
     }
