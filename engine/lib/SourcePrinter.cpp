@@ -221,8 +221,9 @@ std::string BodyPrinter::lineText(SourceLocation Loc) const {
   StringRef Buffer = SM.getBufferData(D.first, &Invalid);
   if (Invalid || D.second > Buffer.size())
     return "";
-  size_t Begin = Buffer.find_last_of("\r\n", D.second ? D.second - 1 : 0);
-  Begin = Begin == StringRef::npos || D.second == 0 ? 0 : Begin + 1;
+  // The last line break before the location (searching back from it).
+  size_t Begin = Buffer.find_last_of("\r\n", D.second);
+  Begin = Begin == StringRef::npos ? 0 : Begin + 1;
   StringRef Line = Buffer.slice(Begin, Buffer.find_first_of("\r\n", D.second));
   Line = Line.trim();
   // A comment ending in a backslash would swallow the next line.
