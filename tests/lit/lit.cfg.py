@@ -10,6 +10,7 @@
 # or the environment variable FLUXION_LIT_SITE_CONFIG.
 import os
 import shlex
+import shutil
 
 import lit.formats
 
@@ -65,6 +66,8 @@ clangxx = "%s -std=c++17 -fno-color-diagnostics -I%s" % (
 config.substitutions.append(("%fluxion-gen", q(config.fluxion_gen)))
 config.substitutions.append(("%fluxion-config", q(config.fluxion_config)))
 config.substitutions.append(("%fluxion-include", q(config.fluxion_include_dir)))
+if shutil.which("gdb"):
+    config.available_features.add("gdb")
 if config.fluxion_gxx:
     config.available_features.add("gxx")
     config.substitutions.append(("%gxx", "%s -std=c++17" % q(config.fluxion_gxx)))
