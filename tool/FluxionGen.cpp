@@ -112,11 +112,22 @@ static bool writeFile(StringRef Path, StringRef Text) {
   return true;
 }
 
-static std::string headerGuard(StringRef Path) {
+/// The header --declarations writes: Body (the declarations of each input)
+/// under an include guard named after Path.
+static std::string declarationsHeader(StringRef Path,
+                                      llvm::ArrayRef<std::string> Inputs,
+                                      StringRef Body) {
   std::string Guard = "FLUXION_GENERATED_";
   for (char C : llvm::sys::path::filename(Path))
     Guard += llvm::isAlnum(C) ? llvm::toUpper(C) : '_';
-  return Guard;
+  std::string Header;
+  llvm::raw_string_ostream OS(Header);
+  OS << "// Declarations of the functions fluxion-gen generated from "
+     << llvm::join(Inputs, ", ") << ".\n"
+     << "// Include it after the declarations of the types they use.\n"
+     << "#ifndef " << Guard << "\n#define " << Guard << "\n"
+     << Body << "\n#endif // " << Guard << "\n";
+  return Header;
 }
 
 int main(int argc, const char **argv) {
@@ -177,17 +188,9 @@ int main(int argc, const char **argv) {
     if (!Output.Declarations.empty())
       Declarations += "\n// From " + Input + "\n" + Output.Declarations;
   }
-  if (!DeclarationsFile.empty() && Status == 0) {
-    std::string Guard = headerGuard(DeclarationsFile);
-    std::string Header =
-        "// Declarations of the functions fluxion-gen generated from " +
-        llvm::join(Inputs, ", ") +
-        ".\n// Include it after the declarations of the types they use.\n"
-        "#ifndef " +
-        Guard + "\n#define " + Guard + "\n" + Declarations + "\n#endif // " +
-        Guard + "\n";
-    if (!writeFile(DeclarationsFile, Header))
-      Status = 1;
-  }
+  if (!DeclarationsFile.empty() && Status == 0 &&
+      !writeFile(DeclarationsFile,
+                 declarationsHeader(DeclarationsFile, Inputs, Declarations)))
+    Status = 1;
   return Status;
 }

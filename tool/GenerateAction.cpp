@@ -108,7 +108,6 @@ public:
             : AnnotationEraser(Ctx).edits(Ctx.getTranslationUnitDecl());
     Output.Source = Splice.translationUnit(Placements, Edits);
     Output.Declarations = Splice.declarations(Placements);
-    Output.Inserted = Placements.size();
     Output.Complete = true;
   }
 

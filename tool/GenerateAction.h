@@ -22,8 +22,6 @@ struct GeneratedOutput {
   std::string Source;
   /// The declarations other translation units can call.
   std::string Declarations;
-  /// Functions inserted (declarations and definitions).
-  unsigned Inserted = 0;
   /// False if the translation unit had errors: nothing was generated.
   bool Complete = false;
 };
