@@ -11,6 +11,7 @@
 import os
 import shlex
 import shutil
+import subprocess
 
 import lit.formats
 
@@ -66,7 +67,19 @@ clangxx = "%s -std=c++17 -fno-color-diagnostics -I%s" % (
 config.substitutions.append(("%fluxion-gen", q(config.fluxion_gen)))
 config.substitutions.append(("%fluxion-config", q(config.fluxion_config)))
 config.substitutions.append(("%fluxion-include", q(config.fluxion_include_dir)))
-if shutil.which("gdb"):
+# gdb, where it can run programs (containers may forbid ptrace).
+def gdb_can_run():
+    gdb = shutil.which("gdb")
+    true = shutil.which("true")
+    if not gdb or not true:
+        return False
+    try:
+        out = subprocess.run([gdb, "-nx", "-batch", "-ex", "run", true],
+                             capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return "exited normally" in out.stdout + out.stderr
+if gdb_can_run():
     config.available_features.add("gdb")
 if config.fluxion_gxx:
     config.available_features.add("gxx")
