@@ -22,18 +22,9 @@ using namespace clang;
 namespace fluxion {
 namespace {
 
-/// One [[fluxion::NAME]] annotation. Clang 19 parses the arguments of a C++11
-/// attribute only if its unscoped name is a known spelling, hence the extra
-/// unscoped spelling (unscoped uses are rejected in handleDeclAttribute).
-class FluxionAttrInfo : public ParsedAttrInfo {
+/// Fluxion's attributes all apply to functions only.
+class FunctionAttrInfo : public ParsedAttrInfo {
 public:
-  FluxionAttrInfo(Annotation::Kind K, llvm::ArrayRef<Spelling> S,
-                  const char *Name)
-      : K(K), Name(Name) {
-    Spellings = S;
-    OptArgs = 15;
-  }
-
   bool diagAppertainsToDecl(Sema &S, const ParsedAttr &Attr,
                             const Decl *D) const override {
     if (isa<FunctionDecl>(D))
@@ -41,6 +32,19 @@ public:
     S.Diag(Attr.getLoc(), diag::warn_attribute_wrong_decl_type_str)
         << Attr << Attr.isRegularKeywordAttribute() << "functions";
     return false;
+  }
+};
+
+/// One [[fluxion::NAME]] annotation. Clang 19 parses the arguments of a C++11
+/// attribute only if its unscoped name is a known spelling, hence the extra
+/// unscoped spelling (unscoped uses are rejected in handleDeclAttribute).
+class FluxionAttrInfo : public FunctionAttrInfo {
+public:
+  FluxionAttrInfo(Annotation::Kind K, llvm::ArrayRef<Spelling> S,
+                  const char *Name)
+      : K(K), Name(Name) {
+    Spellings = S;
+    OptArgs = 15;
   }
 
   AttrHandling handleDeclAttribute(Sema &S, Decl *D,
@@ -119,6 +123,23 @@ struct JacobianAttrInfo : FluxionAttrInfo {
       : FluxionAttrInfo(Annotation::Kind::Jacobian, S, "fluxion::jacobian") {}
 };
 
+/// [[fluxion::checkpoint]] on a function: calls to it inside differentiated
+/// code are recomputed in the reverse sweep instead of recorded.
+class CheckpointAttrInfo : public FunctionAttrInfo {
+public:
+  static constexpr Spelling S[] = {{ParsedAttr::AS_CXX11, "fluxion::checkpoint"},
+                                   {ParsedAttr::AS_GNU, "fluxion_checkpoint"}};
+  CheckpointAttrInfo() { Spellings = S; }
+
+  AttrHandling handleDeclAttribute(Sema &S, Decl *D,
+                                   const ParsedAttr &Attr) const override {
+    D->addAttr(AnnotateAttr::CreateImplicit(S.getASTContext(),
+                                            "fluxion::checkpoint", nullptr, 0,
+                                            Attr.getRange()));
+    return AttributeApplied;
+  }
+};
+
 } // namespace
 } // namespace fluxion
 
@@ -131,3 +152,6 @@ static clang::ParsedAttrInfoRegistry::Add<fluxion::JacobianAttrInfo>
 static clang::ParsedAttrInfoRegistry::Add<fluxion::HessianAttrInfo>
     RegisterHessian("fluxion-hessian",
                     "second-order derivatives (f_hvp, f_hessian)");
+static clang::ParsedAttrInfoRegistry::Add<fluxion::CheckpointAttrInfo>
+    RegisterCheckpoint("fluxion-checkpoint",
+                       "recompute a callee in the reverse sweep");

@@ -21,13 +21,16 @@ struct Differentiated {
   ir::Var *ReturnVar = nullptr;
 };
 
-/// Lowers Def and builds both sweeps with respect to the Active parameters.
-/// Extra, if set, may adjust the parts (split functions save their state).
+/// Lowers Def and builds both sweeps with respect to the Active parameters
+/// and the global variables Globals (each gets an adjoint parameter after
+/// those of the parameters). Extra, if set, may adjust the parts (split
+/// functions save their state).
 std::optional<Differentiated>
 differentiate(clang::FunctionDecl *Def, const std::vector<bool> &Active,
               clang::ASTContext &Ctx, DiagReporter &Diags,
               DerivativeOracle &Oracle,
-              std::function<void(ReverseBuilder &, Differentiated &)> Extra);
+              std::function<void(ReverseBuilder &, Differentiated &)> Extra,
+              llvm::ArrayRef<clang::VarDecl *> Globals = {});
 
 } // namespace fluxion
 

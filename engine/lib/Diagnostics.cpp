@@ -66,6 +66,57 @@ static DiagInfo info(Diag Kind) {
     return {L::Error, "fluxion: cannot differentiate call to %0: it overwrites "
                       "memory of '%1' whose earlier values the derivative "
                       "still needs; pass a local copy to the call"};
+  case Diag::CustomMismatch:
+    return {L::Error, "fluxion: custom derivative '%0' does not match the "
+                      "derivative convention for %1; expected '%2'"};
+  case Diag::CustomReturnType:
+    return {L::Error, "fluxion: custom derivative %0 returns %1, but the "
+                      "convention asks for %2 (the value of the primal "
+                      "function for _vjp and _fwd, its tangent for _jvp)"};
+  case Diag::CustomUnused:
+    return {L::Warning, "fluxion: custom derivative '%0' is never used: no "
+                        "differentiated code calls a function '%1' whose "
+                        "signature it matches"};
+  case Diag::ResidualNoBackward:
+    return {L::Error, "fluxion: custom forward part %0 has no matching "
+                      "backward part; expected '%2' in namespace "
+                      "fluxion::custom"};
+  case Diag::MissingRuntime:
+    return {L::Error, "fluxion: the runtime function 'fluxion::%0' is not "
+                      "declared; #include <fluxion/fluxion.hpp>"};
+  case Diag::GlobalWritten:
+    return {L::Error, "fluxion: %1 writes global variable %0, which it is "
+                      "differentiated with respect to; only globals that "
+                      "the function reads can be differentiation inputs"};
+  case Diag::GlobalNotGrad:
+    return {L::Error, "fluxion: global variable %0 can be named only in "
+                      "fluxion::grad; '%1' differentiates parameters only"};
+  case Diag::GlobalInCallee:
+    return {L::Error, "fluxion: %0 reads global variable %1, which %2 is "
+                      "differentiated with respect to; only %2's own reads "
+                      "carry the derivative: read %1 in %2 and pass the "
+                      "value to %0"};
+  case Diag::CheckpointNoBody:
+    return {L::Error, "fluxion: cannot checkpoint this call: %0 may write "
+                      "through its pointer arguments and its body is not "
+                      "visible, so its writes cannot be undone for "
+                      "recomputation"};
+  case Diag::RevolveNotLoop:
+    return {L::Error, "fluxion: '#pragma fluxion revolve' must be followed "
+                      "by a for loop"};
+  case Diag::RevolveNotCounted:
+    return {L::Error, "fluxion: binomial checkpointing needs a counted loop "
+                      "'for (int i = a; i < b; ++i)' whose bound and counter "
+                      "the body does not change and that has no break or "
+                      "return: %0"};
+  case Diag::RevolveUnknownExtent:
+    return {L::Error, "fluxion: the loop writes through pointer '%0', whose "
+                      "length is unknown; name it in the pragma: "
+                      "'#pragma fluxion revolve(snapshots) state(%0, length)'"};
+  case Diag::RevolveBadClause:
+    return {L::Error, "fluxion: malformed '#pragma fluxion revolve': %0; "
+                      "expected '#pragma fluxion revolve(snapshots) "
+                      "[state(pointer, length)...]'"};
   case Diag::InternalError:
     return {L::Error, "fluxion: internal error while generating code (%0); "
                       "please report this with the input"};
@@ -73,6 +124,10 @@ static DiagInfo info(Diag Kind) {
     return {L::Note, "while differentiating %0"};
   case Diag::NoteCalledFrom:
     return {L::Note, "%0 is differentiated because it is called here"};
+  case Diag::NoteCustomCandidate:
+    return {L::Note, "candidate custom derivative %0"};
+  case Diag::NoteCustomUsedFor:
+    return {L::Note, "a derivative of %0 is needed here"};
   }
   return {L::Error, "fluxion: unknown error"};
 }
@@ -81,7 +136,9 @@ unsigned DiagReporter::FluxionErrors = 0;
 
 DiagnosticBuilder DiagReporter::report(SourceLocation Loc, Diag Kind) {
   DiagInfo I = info(Kind);
-  if (I.Level == DiagnosticsEngine::Error)
+  if (I.Level == DiagnosticsEngine::Error ||
+      (I.Level == DiagnosticsEngine::Warning &&
+       Engine.getWarningsAsErrors()))
     ++FluxionErrors;
   // Custom IDs are keyed by their format string: one per text.
   unsigned ID = Engine.getDiagnosticIDs()->getCustomDiagID(

@@ -131,8 +131,24 @@ bool Differentiator::isUsed(const UserEntry &E) const {
   return false;
 }
 
+VarDecl *Differentiator::lookupGlobal(FunctionDecl *FD, StringRef Name) {
+  for (DeclContext *DC = FD->getDeclContext(); DC; DC = DC->getParent()) {
+    if (!DC->isFileContext())
+      continue;
+    LookupResult R(S, &Ctx.Idents.get(Name), FD->getLocation(),
+                   Sema::LookupOrdinaryName);
+    S.LookupQualifiedName(R, DC);
+    if (auto *VD = R.getAsSingle<VarDecl>())
+      return VD;
+    if (!R.empty())
+      return nullptr;
+  }
+  return nullptr;
+}
+
 bool Differentiator::checkAnnotation(FunctionDecl *FD, const Annotation &A,
-                                     std::vector<bool> &Active) {
+                                     std::vector<bool> &Active,
+                                     std::vector<VarDecl *> &Globals) {
   auto Fail = [&](StringRef Why) {
     Diags.report(A.Loc, Diag::NotDifferentiable) << FD << Why;
     return false;
@@ -160,7 +176,7 @@ bool Differentiator::checkAnnotation(FunctionDecl *FD, const Annotation &A,
     if (T->isPointerType() && !T->getPointeeType().isConstQualified())
       AnyOutput = true;
   }
-  if (!AnyDiff)
+  if (!AnyDiff && A.Params.empty())
     return Fail("it has no floating-point parameter to differentiate with "
                 "respect to");
   QualType R = FD->getReturnType();
@@ -184,10 +200,23 @@ bool Differentiator::checkAnnotation(FunctionDecl *FD, const Annotation &A,
                         .c_str());
       Active[I] = true;
     }
+    size_t Index = &Name - A.Params.data();
+    SourceLocation Loc =
+        Index < A.ParamLocs.size() ? A.ParamLocs[Index] : A.Loc;
+    // Not a parameter: a global variable (TensorFlow's `variables`).
+    VarDecl *G = Found ? nullptr : lookupGlobal(FD, Name);
+    if (G && G->hasGlobalStorage() && !G->isStaticLocal() &&
+        isDifferentiableType(G->getType()) && !G->getType()->isPointerType() &&
+        (!G->getType()->isArrayType() ||
+         Ctx.getAsConstantArrayType(G->getType()))) {
+      if (A.K != Annotation::Kind::Grad) {
+        Diags.report(Loc, Diag::GlobalNotGrad) << G << A.Spelling;
+        return false;
+      }
+      Globals.push_back(G);
+      continue;
+    }
     if (!Found) {
-      size_t Index = &Name - A.Params.data();
-      SourceLocation Loc =
-          Index < A.ParamLocs.size() ? A.ParamLocs[Index] : A.Loc;
       Diags.report(Loc, Diag::UnknownParam) << Name << FD;
       return false;
     }
@@ -210,12 +239,14 @@ void Differentiator::annotate(FunctionDecl *FD, const Annotation &A) {
           return;
         }
   std::vector<bool> Active;
-  if (!checkAnnotation(FD, A, Active))
+  std::vector<VarDecl *> Globals;
+  if (!checkAnnotation(FD, A, Active, Globals))
     return;
   auto E = std::make_unique<UserEntry>();
   E->K = A.K;
   E->Annotated = FD;
   E->Active = Active;
+  E->Globals = Globals;
   E->Loc = A.Loc;
   if (A.K == Annotation::Kind::Jvp) {
     declareJVP(*E);
@@ -242,6 +273,12 @@ void Differentiator::annotate(FunctionDecl *FD, const Annotation &A) {
   }
   std::string Base = FD->getNameAsString();
   auto Params = reverseParams(FD, Active);
+  for (VarDecl *G : Globals)
+    Params.push_back(
+        {"d_" + G->getNameAsString(),
+         G->getType()->isArrayType()
+             ? Ctx.getArrayDecayedType(G->getType().getUnqualifiedType())
+             : Ctx.getPointerType(G->getType().getUnqualifiedType())});
   E->VJP = declare(FD, Base + "_vjp", Ctx.VoidTy, Params, false, true);
   if (hasSeed(FD)) {
     auto GradParams = Params;
@@ -266,54 +303,6 @@ void Differentiator::annotate(FunctionDecl *FD, const Annotation &A) {
 //===----------------------------------------------------------------------===//
 // Derivatives of callees
 //===----------------------------------------------------------------------===//
-
-NamespaceDecl *Differentiator::customNamespace() {
-  auto Find = [&](DeclContext *DC, StringRef Name) -> NamespaceDecl * {
-    LookupResult R(S, &Ctx.Idents.get(Name), SourceLocation(),
-                   Sema::LookupNamespaceName);
-    S.LookupQualifiedName(R, DC);
-    return R.getAsSingle<NamespaceDecl>();
-  };
-  NamespaceDecl *Fluxion = Find(Ctx.getTranslationUnitDecl(), "fluxion");
-  return Fluxion ? Find(Fluxion, "custom") : nullptr;
-}
-
-FunctionDecl *Differentiator::findCustom(FunctionDecl *Callee,
-                                         StringRef Suffix,
-                                         SourceLocation Loc) {
-  NamespaceDecl *NS = customNamespace();
-  if (!NS || !Callee->getIdentifier())
-    return nullptr;
-  std::string Name = (Callee->getName() + Suffix).str();
-  LookupResult R(S, &Ctx.Idents.get(Name), Loc, Sema::LookupOrdinaryName);
-  S.LookupQualifiedName(R, NS);
-  if (R.empty())
-    return nullptr;
-  // The arguments the reverse sweep will pass: (params..., seed, d_params).
-  llvm::SmallVector<Expr *, 8> Args;
-  auto Arg = [&](QualType T) {
-    Args.push_back(new (Ctx) OpaqueValueExpr(Loc, T.getNonReferenceType(),
-                                             VK_PRValue));
-  };
-  for (ParmVarDecl *P : Callee->parameters())
-    Arg(P->getType().getUnqualifiedType());
-  bool Reverse = Suffix == "_vjp";
-  if (Reverse && hasSeed(Callee))
-    Arg(Callee->getReturnType().getUnqualifiedType());
-  // Reverse rules take adjoint pointers, forward rules tangents (values for
-  // scalars, pointers for arrays).
-  for (ParmVarDecl *P : Callee->parameters())
-    if (isDifferentiableType(P->getType()))
-      Arg(Reverse || P->getType()->isPointerType()
-              ? adjointParamType(Ctx, P->getType())
-              : P->getType().getUnqualifiedType());
-  OverloadCandidateSet Candidates(Loc, OverloadCandidateSet::CSK_Normal);
-  S.AddFunctionCandidates(R.asUnresolvedSet(), Args, Candidates);
-  OverloadCandidateSet::iterator Best;
-  if (Candidates.BestViableFunction(S, Loc, Best) != OR_Success)
-    return nullptr;
-  return Best->Function;
-}
 
 std::vector<bool> Differentiator::activeParams(FunctionDecl *Callee,
                                                llvm::ArrayRef<bool> ArgActive,
@@ -358,28 +347,52 @@ bool Differentiator::canGenerate(FunctionDecl *Callee, SourceLocation Loc,
 std::optional<CallDerivative>
 Differentiator::reverseOf(const ir::Expr &Call, llvm::ArrayRef<bool> ArgActive) {
   FunctionDecl *Callee = Call.Callee;
-  if (FunctionDecl *Custom = findCustom(Callee, "_vjp", Call.Loc)) {
+  bool Failed = false;
+  if (FunctionDecl *Custom = findCustom(Callee, "_vjp", Call.Loc, &Failed)) {
     CallDerivative D;
     D.Forward = Callee;
     D.Reverse = Custom;
     for (ParmVarDecl *P : Callee->parameters())
       D.AdjointSlot.push_back(isDifferentiableType(P->getType()));
-    if (Custom->isTemplateInstantiation() && !Custom->isDefined())
-      S.MarkFunctionReferenced(Call.Loc, Custom);
     return D;
+  }
+  if (Failed)
+    return std::nullopt;
+  // Residual rules keep state across the two sweeps, which the tangent
+  // builder cannot follow: second order uses the _vjp rule or the body.
+  if (!SecondOrderMode) {
+    if (auto Rule = findResidualRule(Callee, Call.Loc, Failed)) {
+      CallDerivative D;
+      D.Forward = Rule->Fwd;
+      D.Reverse = Rule->Bwd;
+      D.Residual = Rule->Residual;
+      for (ParmVarDecl *P : Callee->parameters())
+        D.AdjointSlot.push_back(isDifferentiableType(P->getType()));
+      return D;
+    }
+    if (Failed)
+      return std::nullopt;
   }
   if (!canGenerate(Callee, Call.Loc, "_vjp"))
     return std::nullopt;
   bool All;
   std::vector<bool> Active = activeParams(Callee, ArgActive, All);
+  // The pair used by f_hvp differs from the first-order one only when the
+  // callee's calls are checkpointed or use residual rules.
+  bool Distinct = SecondOrderMode && hasFirstOrderOnlyParts(Callee);
+  std::vector<bool> KeyActive = Active;
+  KeyActive.push_back(Distinct);
   auto Key = std::make_pair(
-      static_cast<const Decl *>(Callee->getCanonicalDecl()), Active);
+      static_cast<const Decl *>(Callee->getCanonicalDecl()), KeyActive);
   auto It = Splits.find(Key);
   if (It == Splits.end()) {
     auto E = std::make_unique<SplitEntry>();
     E->Callee = Callee;
     E->Active = Active;
+    E->SecondOrder = Distinct;
     std::string Suffix = activeSuffix(Callee, Active, All);
+    if (Distinct)
+      Suffix += "_recorded";
     std::string Base = Callee->getNameAsString();
     std::vector<std::pair<std::string, QualType>> FwdParams;
     for (ParmVarDecl *P : Callee->parameters())
@@ -401,6 +414,11 @@ Differentiator::reverseOf(const ir::Expr &Call, llvm::ArrayRef<bool> ArgActive) 
   D.Forward = It->second->Fwd;
   D.Reverse = It->second->Bwd;
   D.AdjointSlot.assign(Active.begin(), Active.end());
+  if (!SecondOrderMode && isCheckpointed(Callee)) {
+    D.Logged = loggedVersion(Callee, Call.Loc);
+    if (!D.Logged)
+      return std::nullopt;
+  }
   return D;
 }
 
@@ -411,7 +429,8 @@ Differentiator::reverseOf(const ir::Expr &Call, llvm::ArrayRef<bool> ArgActive) 
 std::optional<Differentiated>
 differentiate(FunctionDecl *Def, const std::vector<bool> &Active, ASTContext &Ctx,
               DiagReporter &Diags, DerivativeOracle &Oracle,
-              std::function<void(ReverseBuilder &, Differentiated &)> Extra) {
+              std::function<void(ReverseBuilder &, Differentiated &)> Extra,
+              llvm::ArrayRef<VarDecl *> Globals) {
   FunctionLowering Lowering(Ctx, Diags);
   Differentiated D;
   D.IR = Lowering.lower(Def);
@@ -451,6 +470,47 @@ differentiate(FunctionDecl *Def, const std::vector<bool> &Active, ASTContext &Ct
       Adjoints[P] = Local;
     }
   }
+  // Globals the annotation names: inputs whose adjoints leave through
+  // parameters after those of the function's own parameters.
+  std::vector<std::pair<Var *, Var *>> GlobalAdjoints;
+  for (VarDecl *G : Globals) {
+    Var *GV = nullptr;
+    for (auto &V : F.Storage)
+      if (V->K == Var::Kind::Global && V->Origin == G)
+        GV = V.get();
+    if (!GV) { // not read here: its gradient stays zero
+      GV = F.makeVar(Var::Kind::Global, G->getName(), G->getType(), G);
+      GV->Name = G->getNameAsString();
+    }
+    bool Written = false;
+    ir::forEachStmt(F.Body, [&](const ir::Stmt &St) {
+      if (St.K == StmtKind::Assign && St.LHS->rootVar() == GV)
+        Written = true;
+    });
+    if (Written) {
+      Diags.report(G->getLocation(), Diag::GlobalWritten) << G << Def;
+      return std::nullopt;
+    }
+    QualType AdjTy = G->getType()->isArrayType()
+                         ? Ctx.getArrayDecayedType(
+                               G->getType().getUnqualifiedType())
+                         : Ctx.getPointerType(G->getType().getUnqualifiedType());
+    Var *A = F.makeVar(Var::Kind::Param, "d_" + G->getNameAsString(), AdjTy);
+    A->Primal = GV;
+    D.ReverseParams.push_back(A);
+    ActiveParams.push_back(GV);
+    if (G->getType()->isArrayType()) {
+      Adjoints[GV] = A;
+      continue;
+    }
+    Var *Local = F.makeVar(Var::Kind::Local, "_d_" + G->getNameAsString(),
+                           G->getType().getUnqualifiedType());
+    Local->Primal = GV;
+    Local->ZeroInit = true;
+    F.Locals.push_back(Local);
+    Adjoints[GV] = Local;
+    GlobalAdjoints.push_back({Local, A});
+  }
   ActivityInfo Activity(F, ActiveParams);
   ReverseBuilder Builder(F, Ctx, Activity, Oracle, Diags, Adjoints);
   auto Parts = Builder.build();
@@ -470,6 +530,10 @@ differentiate(FunctionDecl *Def, const std::vector<bool> &Active, ASTContext &Ct
     D.Parts.Reverse.push_back(
         assign(Deref, ref(Adjoints[P]), BO_AddAssign));
   }
+  for (auto [Local, Param] : GlobalAdjoints)
+    D.Parts.Reverse.push_back(assign(
+        index(ref(Param), intConst(Ctx.IntTy, 0), Local->Type), ref(Local),
+        BO_AddAssign));
   D.ReturnVar = F.ReturnVar;
   if (Extra)
     Extra(Builder, D);
@@ -508,6 +572,44 @@ void Differentiator::defineForwarder(FunctionDecl *Target,
   emitAndPublish(R);
 }
 
+void Differentiator::defineFromResidualRule(FunctionDecl *Target,
+                                            const ResidualRule &Rule) {
+  // f_vjp(p..., [seed], d_p...) { Res res; v = f_fwd(p..., res);
+  //                               f_bwd(p..., res, [seed], d_p...); return v; }
+  Function Shell;
+  EmitRequest R;
+  R.Target = Target;
+  llvm::SmallVector<ExprP, 8> Primal, Reverse;
+  unsigned NP = Rule.Fwd->getNumParams() - 1;
+  for (unsigned I = 0; I < Target->getNumParams(); ++I) {
+    ParmVarDecl *P = Target->getParamDecl(I);
+    Var *V = Shell.makeVar(Var::Kind::Param, P->getName(), P->getType());
+    R.Params.push_back(V);
+    if (I < NP)
+      Primal.push_back(ref(V));
+    else
+      Reverse.push_back(ref(V));
+  }
+  Var *Res = Shell.makeVar(Var::Kind::Local, "res", Rule.Residual);
+  R.Locals.push_back(Res);
+  llvm::SmallVector<ExprP, 8> FwdArgs(Primal), BwdArgs(Primal);
+  FwdArgs.push_back(ref(Res));
+  BwdArgs.push_back(ref(Res));
+  BwdArgs.append(Reverse.begin(), Reverse.end());
+  QualType RetTy = Target->getReturnType();
+  Var *Value = nullptr;
+  if (!RetTy->isVoidType()) {
+    Value = Shell.makeVar(Var::Kind::Local, "value", RetTy);
+    R.Locals.push_back(Value);
+    R.Body.push_back(assign(ref(Value), call(Rule.Fwd, FwdArgs, RetTy)));
+  } else {
+    R.Body.push_back(eval(call(Rule.Fwd, FwdArgs, RetTy)));
+  }
+  R.Body.push_back(eval(call(Rule.Bwd, BwdArgs, Ctx.VoidTy)));
+  R.Body.push_back(returnOf(Value));
+  emitAndPublish(R);
+}
+
 void Differentiator::emitAndPublish(EmitRequest &R) {
   Emitter Emit(S, Diags);
   if (Emit.emit(R))
@@ -531,12 +633,23 @@ void Differentiator::defineUser(UserEntry &E, FunctionDecl *Def) {
     return;
   Current = Def;
   // A custom derivative of the annotated function itself takes precedence.
-  if (FunctionDecl *Custom = findCustom(Def, "_vjp", E.Loc)) {
-    if (Custom->isTemplateInstantiation())
-      S.MarkFunctionReferenced(E.Loc, Custom);
+  bool Failed = false;
+  std::optional<ResidualRule> Rule;
+  if (FunctionDecl *Custom = findCustom(Def, "_vjp", E.Loc, &Failed)) {
     defineForwarder(E.VJP, Custom);
+  } else if (Failed) {
+    Current = nullptr;
+    return;
+  } else if ((Rule = findResidualRule(Def, E.Loc, Failed))) {
+    defineFromResidualRule(E.VJP, *Rule);
+  } else if (Failed) {
+    Current = nullptr;
+    return;
   } else {
-    auto D = differentiate(Def, E.Active, Ctx, Diags, *this, nullptr);
+    if (!checkGlobalsInCallees(Def, E))
+      return;
+    auto D = differentiate(Def, E.Active, Ctx, Diags, *this, nullptr,
+                           E.Globals);
     if (!D) {
       explain(Def);
       Current = nullptr;
@@ -566,6 +679,8 @@ void Differentiator::defineSplit(SplitEntry &E, FunctionDecl *Def) {
     return;
   FunctionDecl *Saved = Current;
   Current = Def;
+  bool SavedMode = SecondOrderMode;
+  SecondOrderMode = E.SecondOrder;
   auto D = differentiate(
       Def, E.Active, Ctx, Diags, *this,
       [&](ReverseBuilder &B, Differentiated &D) {
@@ -582,6 +697,7 @@ void Differentiator::defineSplit(SplitEntry &E, FunctionDecl *Def) {
         }
       });
   Current = Saved;
+  SecondOrderMode = SavedMode;
   if (!D) {
     explain(Def);
     return;
@@ -679,6 +795,14 @@ void Differentiator::drain(bool AtEnd) {
         Progress = true;
       }
     }
+    for (size_t I = 0; I < LoggedOrder.size(); ++I) {
+      LoggedEntry &E = *LoggedOrder[I];
+      const FunctionDecl *Def = nullptr;
+      if (!E.Defined && E.Callee->hasBody(Def)) {
+        defineLogged(E, const_cast<FunctionDecl *>(Def));
+        Progress = true;
+      }
+    }
     for (size_t I = 0; I < DualOrder.size(); ++I) {
       DualEntry &E = *DualOrder[I];
       const FunctionDecl *Def = nullptr;
@@ -704,6 +828,7 @@ void Differentiator::drain(bool AtEnd) {
     }
   };
   Report(SplitOrder, "_vjp");
+  Report(LoggedOrder, "_vjp");
   Report(DualOrder, "_jvp");
 }
 
@@ -722,6 +847,7 @@ void Differentiator::finish() {
     E->Defined = true;
   }
   drain(/*AtEnd=*/true);
+  warnUnusedCustom();
   // Templates our code referenced (tape accessors, custom derivatives).
   S.PerformPendingInstantiations();
   Busy = false;

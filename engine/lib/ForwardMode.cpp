@@ -123,6 +123,21 @@ void Differentiator::defineUserJVP(UserEntry &E, FunctionDecl *Def) {
   E.Defined = true;
   if (Def->isInvalidDecl() || Diags.clangReportedErrors())
     return;
+  // A custom forward rule of the annotated function itself takes
+  // precedence when it covers the parameters the annotation asks for.
+  bool AllActive = true;
+  for (unsigned I = 0; I < Def->getNumParams(); ++I)
+    AllActive &= E.Active[I] ||
+                 !isDifferentiableType(Def->getParamDecl(I)->getType());
+  bool Failed = false;
+  if (AllActive) {
+    if (FunctionDecl *Custom = findCustom(Def, "_jvp", E.Loc, &Failed)) {
+      defineForwarder(E.JVP, Custom);
+      return;
+    }
+    if (Failed)
+      return;
+  }
   Current = Def;
   TangentSource Src;
   Src.Def = Def;
@@ -199,16 +214,17 @@ Differentiator::tangentOf(const ir::Expr &Call,
                           llvm::ArrayRef<bool> ArgActive,
                           llvm::ArrayRef<bool> ArgSink) {
   FunctionDecl *Callee = Call.Callee;
-  if (FunctionDecl *Custom = findCustom(Callee, "_jvp", Call.Loc)) {
+  bool Failed = false;
+  if (FunctionDecl *Custom = findCustom(Callee, "_jvp", Call.Loc, &Failed)) {
     CallTangent D;
     D.K = CallTangent::Kind::Custom;
     D.Rule = Custom;
     for (ParmVarDecl *P : Callee->parameters())
       D.TangentSlot.push_back(isDifferentiableType(P->getType()));
-    if (Custom->isTemplateInstantiation() && !Custom->isDefined())
-      S.MarkFunctionReferenced(Call.Loc, Custom);
     return D;
   }
+  if (Failed)
+    return std::nullopt;
   if (!canGenerate(Callee, Call.Loc, "_jvp"))
     return std::nullopt;
   bool All;

@@ -337,6 +337,35 @@ Block countedLoop(ASTContext &Ctx, Var *Counter, int64_t Count, Block Body) {
   return Out;
 }
 
+StmtP clone(const Stmt &S) {
+  auto C = std::make_unique<Stmt>(S.K, S.Loc);
+  C->LHS = S.LHS;
+  C->RHS = S.RHS;
+  C->Op = S.Op;
+  C->V = S.V;
+  C->Cond = S.Cond;
+  C->Then = clone(S.Then);
+  C->Else = clone(S.Else);
+  C->TestFirst = S.TestFirst;
+  C->IsInit = S.IsInit;
+  for (const SwitchSection &Sec : S.Sections) {
+    SwitchSection Copy;
+    Copy.Values = Sec.Values;
+    Copy.IsDefault = Sec.IsDefault;
+    Copy.Body = clone(Sec.Body);
+    C->Sections.push_back(std::move(Copy));
+  }
+  C->Revolve = S.Revolve;
+  return C;
+}
+
+Block clone(const Block &B) {
+  Block Out;
+  for (const StmtP &S : B)
+    Out.push_back(clone(*S));
+  return Out;
+}
+
 void forEachExpr(const Expr &E, llvm::function_ref<void(const Expr &)> F) {
   F(E);
   for (const ExprP &Op : E.Ops)

@@ -15,6 +15,7 @@ using ir::StmtP;
 using ir::Var;
 using ir::Function;
 using ir::SwitchSection;
+using ir::RevolveSpec;
 using ir::ref;
 using ir::floatConst;
 using ir::intConst;
@@ -197,11 +198,103 @@ bool FunctionLowering::lowerStmt(const Stmt *S, Block &Out) {
   }
 }
 
+/// The call `fluxion::detail::revolve_loop(...)` that `#pragma fluxion
+/// revolve` leaves in front of the loop it marks.
+static const CallExpr *revolveMarker(const clang::Stmt *S) {
+  const auto *E = dyn_cast<Expr>(S);
+  const auto *CE = E ? dyn_cast<CallExpr>(E->IgnoreImplicit()) : nullptr;
+  const FunctionDecl *FD = CE ? CE->getDirectCallee() : nullptr;
+  if (!FD || !FD->getIdentifier() || FD->getName() != "revolve_loop")
+    return nullptr;
+  const auto *Detail = dyn_cast<NamespaceDecl>(FD->getDeclContext());
+  if (!Detail || Detail->getName() != "detail")
+    return nullptr;
+  const auto *Fluxion = dyn_cast<NamespaceDecl>(Detail->getDeclContext());
+  return Fluxion && Fluxion->getName() == "fluxion" ? CE : nullptr;
+}
+
 bool FunctionLowering::lowerCompound(const CompoundStmt *S, Block &Out) {
   bool OK = true;
-  for (const clang::Stmt *Child : S->body())
-    OK &= lowerStmt(Child, Out);
+  auto Children = S->body();
+  for (auto It = Children.begin(); It != Children.end(); ++It) {
+    if (const CallExpr *Marker = revolveMarker(*It)) {
+      auto Next = std::next(It);
+      const clang::Stmt *Loop = Next == Children.end() ? nullptr : *Next;
+      if (!Loop || !isa<ForStmt>(Loop)) {
+        Diags.report(Marker->getBeginLoc(), Diag::RevolveNotLoop);
+        OK = false;
+        continue;
+      }
+      ++It;
+      OK &= lowerRevolveLoop(Marker, cast<ForStmt>(Loop), Out);
+      continue;
+    }
+    OK &= lowerStmt(*It, Out);
+  }
   return OK;
+}
+
+bool FunctionLowering::lowerRevolveLoop(const CallExpr *Marker,
+                                        const ForStmt *Loop, Block &Out) {
+  auto Spec = std::make_shared<RevolveSpec>();
+  Spec->Loc = Marker->getBeginLoc();
+  Block Pre;
+  auto Arg = [&](unsigned I) -> ExprP {
+    const Expr *A = Marker->getArg(I);
+    ExprP E = lowerExpr(A, Pre);
+    if (E && !Pre.empty()) {
+      Diags.report(A->getExprLoc(), Diag::RevolveBadClause)
+          << "its arguments must not call functions";
+      return nullptr;
+    }
+    return E;
+  };
+  unsigned N = Marker->getNumArgs();
+  if (N == 0 || N % 2 == 0) {
+    Diags.report(Spec->Loc, Diag::RevolveBadClause)
+        << "each state clause names a pointer and a length";
+    return false;
+  }
+  if (!Marker->getArg(0)->getType()->isIntegerType()) {
+    Diags.report(Marker->getArg(0)->getExprLoc(), Diag::RevolveBadClause)
+        << "the snapshot count must be an integer";
+    return false;
+  }
+  Spec->Snapshots = Arg(0);
+  if (!Spec->Snapshots)
+    return false;
+  for (unsigned I = 1; I + 1 < N; I += 2) {
+    const Expr *P = Marker->getArg(I)->IgnoreParenImpCasts();
+    if (!P->getType()->isPointerType() && !P->getType()->isArrayType()) {
+      Diags.report(P->getExprLoc(), Diag::RevolveBadClause)
+          << "a state clause names a pointer first";
+      return false;
+    }
+    if (!Marker->getArg(I + 1)->getType()->isIntegerType()) {
+      Diags.report(Marker->getArg(I + 1)->getExprLoc(), Diag::RevolveBadClause)
+          << "a state length must be an integer";
+      return false;
+    }
+    ExprP Ptr = Arg(I), Len = Arg(I + 1);
+    if (!Ptr || !Len)
+      return false;
+    if (!Ptr->rootVar()) {
+      Diags.report(P->getExprLoc(), Diag::RevolveBadClause)
+          << "a state clause names a pointer variable";
+      return false;
+    }
+    Spec->State.push_back({Ptr, Len});
+  }
+  size_t Before = Out.size();
+  if (!lowerFor(Loop, Out))
+    return false;
+  for (size_t I = Out.size(); I > Before; --I)
+    if (Out[I - 1]->K == StmtKind::Loop) {
+      Out[I - 1]->Revolve = Spec;
+      return true;
+    }
+  Diags.report(Spec->Loc, Diag::RevolveNotLoop);
+  return false;
 }
 
 Var *FunctionLowering::varFor(const VarDecl *D, SourceLocation UseLoc) {

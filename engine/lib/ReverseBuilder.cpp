@@ -3,6 +3,7 @@
 #include "fluxion/engine/Lowering.h"
 
 #include "clang/AST/ASTContext.h"
+#include "llvm/ADT/StringExtras.h"
 
 using namespace clang;
 
@@ -90,8 +91,13 @@ Var *ReverseBuilder::tapeFor(QualType T) {
   auto It = Tapes.find(C.getTypePtr());
   if (It != Tapes.end())
     return It->second;
-  std::string Name = "_tape_" + C.getAsString();
-  std::replace(Name.begin(), Name.end(), ' ', '_');
+  // Records are named by their own name (makeVar keeps names unique).
+  std::string Name = "_tape_" + (C->getAsRecordDecl()
+                                     ? C->getAsRecordDecl()->getNameAsString()
+                                     : C.getAsString());
+  for (char &Ch : Name)
+    if (!llvm::isAlnum(Ch))
+      Ch = '_';
   Var *V = F.makeVar(Var::Kind::Tape, Name, C);
   V->TapeElement = C;
   F.Locals.push_back(V);
@@ -353,12 +359,57 @@ bool ReverseBuilder::callSite(const ir::Stmt &S, Sweeps &Out) {
   std::optional<CallDerivative> D = Oracle.reverseOf(C, ArgActive);
   if (!D)
     return false;
-  Store(call(D->Forward, C.Ops, C.Ty, C.Loc));
+  // State the reverse call needs from the forward one (residuals, the undo
+  // log's mark): a local, taped when the call runs more than once.
+  Block Reload;
+  auto Keep = [&](StringRef Name, QualType T) {
+    Var *V = F.makeVar(Var::Kind::Local, Name, T);
+    F.Locals.push_back(V);
+    return V;
+  };
+  auto TapeIfRepeated = [&](Var *V) {
+    if (LoopDepth == 0)
+      return;
+    Var *Tape = tapeFor(V->Type);
+    Out.Fwd.push_back(push(Tape, ref(V)));
+    Reload.push_back(assign(ref(V), pop(Tape)));
+  };
+  Var *Residual = nullptr, *Mark = nullptr;
+  FunctionDecl *Undo = nullptr;
+  if (!D->Residual.isNull()) {
+    Residual = Keep("_res", D->Residual);
+    llvm::SmallVector<ExprP, 8> FwdArgs(C.Ops.begin(), C.Ops.end());
+    FwdArgs.push_back(ref(Residual));
+    Store(call(D->Forward, FwdArgs, C.Ty, C.Loc));
+    TapeIfRepeated(Residual);
+  } else if (D->Logged) {
+    QualType SizeT = Ctx.getSizeType();
+    FunctionDecl *MarkFn = Oracle.runtimeFunction("checkpoint_mark", {}, C.Loc);
+    Undo = Oracle.runtimeFunction("checkpoint_undo", {SizeT}, C.Loc);
+    if (!MarkFn || !Undo)
+      return false;
+    Mark = Keep("_mark", SizeT);
+    Out.Fwd.push_back(assign(ref(Mark), call(MarkFn, {}, SizeT), BO_Assign,
+                             S.Loc));
+    TapeIfRepeated(Mark);
+    Store(call(D->Logged, C.Ops, C.Ty, C.Loc));
+  } else {
+    Store(call(D->Forward, C.Ops, C.Ty, C.Loc));
+  }
 
   Block &Rev = Out.Rev;
   for (StmtP &R : RestoreResult)
     Rev.push_back(std::move(R));
+  for (StmtP &R : Reload)
+    Rev.push_back(std::move(R));
+  if (Mark) {
+    // Undo the callee's writes, then recompute its recorded forward sweep.
+    Rev.push_back(eval(call(Undo, {ref(Mark)}, Ctx.VoidTy), C.Loc));
+    Rev.push_back(eval(call(D->Forward, C.Ops, C.Ty, C.Loc), C.Loc));
+  }
   llvm::SmallVector<ExprP, 8> Args(C.Ops.begin(), C.Ops.end());
+  if (Residual)
+    Args.push_back(ref(Residual));
   if (hasSeed(C.Callee)) {
     if (ResultActive) {
       ExprP Adj = adjointOf(*LHS);
@@ -427,6 +478,15 @@ bool ReverseBuilder::ifStmt(const ir::Stmt &S, Sweeps &Out) {
 }
 
 bool ReverseBuilder::loop(const ir::Stmt &S, Sweeps &Out) {
+  if (S.Revolve && Oracle.checkpointsEnabled()) {
+    // revolveLoop falls back to this function for a loop with nothing to
+    // reverse; it must not come back.
+    auto Spec = S.Revolve;
+    const_cast<ir::Stmt &>(S).Revolve = nullptr;
+    bool OK = revolveLoop(S, *Spec, Out);
+    const_cast<ir::Stmt &>(S).Revolve = Spec;
+    return OK;
+  }
   Sweeps Body;
   ++LoopDepth;
   bool OK = stmts(S.body(), Body);

@@ -95,7 +95,9 @@ void Differentiator::defineUserHVP(UserEntry &E, FunctionDecl *Def) {
   if (Def->isInvalidDecl() || Diags.clangReportedErrors())
     return;
   Current = Def;
+  SecondOrderMode = true;
   auto D = differentiate(Def, E.Active, Ctx, Diags, *this, nullptr);
+  SecondOrderMode = false;
   if (!D) {
     Current = nullptr;
     explain(Def);

@@ -1,12 +1,16 @@
 // Fluxion: source-to-source automatic differentiation for C++.
 //
 // Include this header in code that uses the annotations; it provides the
-// runtime helpers and the derivative rules of <cmath>. Compiled without the
-// Fluxion plugin, the annotations are ignored and no derivatives are generated.
+// runtime helpers, the derivative rules of <cmath>, checkpointing and memory
+// accounting. Compiled without the Fluxion plugin, the annotations are
+// ignored and no derivatives are generated.
 #ifndef FLUXION_FLUXION_HPP
 #define FLUXION_FLUXION_HPP
 
 #include <fluxion/tape.hpp>
+#include <fluxion/checkpoint.hpp>
+#include <fluxion/revolve.hpp>
+#include <fluxion/memory.hpp>
 #include <fluxion/helpers.hpp>
 #include <fluxion/math.hpp>
 

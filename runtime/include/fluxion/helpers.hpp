@@ -16,6 +16,12 @@ template <class F, class T> inline T pass_through(F Fn, T X) {
   return static_cast<T>(Fn(X));
 }
 
+namespace detail {
+/// `#pragma fluxion revolve(s) state(p, n)` becomes a call of this no-op in
+/// front of the loop it marks; the plugin reads its arguments.
+template <class... A> inline void revolve_loop(A...) {}
+} // namespace detail
+
 namespace custom {
 
 // pass_through's derivative is the identity in X, whatever Fn does: these

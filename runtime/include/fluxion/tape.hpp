@@ -153,10 +153,62 @@ private:
   T *Mark = nullptr;
 };
 
+namespace detail {
+
+/// One entry in the calling thread's list of tapes, so that memory_stats()
+/// (memory.hpp) can sum the tapes of every element type without knowing the
+/// types. A tape joins the list once, when the thread first uses it; push and
+/// pop never see the list.
+class TapeAccount {
+public:
+  TapeAccount() : Next(head()) { head() = this; }
+  TapeAccount(const TapeAccount &) = delete;
+  TapeAccount &operator=(const TapeAccount &) = delete;
+
+  virtual ~TapeAccount() {
+    for (TapeAccount **Link = &head(); *Link; Link = &(*Link)->Next) {
+      if (*Link == this) {
+        *Link = Next;
+        return;
+      }
+    }
+  }
+
+  /// Largest number of bytes of elements stored at once (Tape::peakSize()).
+  virtual std::size_t peakBytes() const = 0;
+  virtual void resetPeak() = 0;
+
+  /// The calling thread's tapes, most recently created first.
+  static TapeAccount *first() { return head(); }
+  TapeAccount *next() const { return Next; }
+
+private:
+  // A plain pointer: constant-initialised, so it needs no guard and outlives
+  // every tape of the thread, whatever order they are destroyed in.
+  static TapeAccount *&head() {
+    static thread_local TapeAccount *Head = nullptr;
+    return Head;
+  }
+
+  TapeAccount *Next;
+};
+
+template <class T> class AccountedTape final : public TapeAccount {
+public:
+  std::size_t peakBytes() const override {
+    return Storage.peakSize() * sizeof(T);
+  }
+  void resetPeak() override { Storage.resetPeak(); }
+
+  Tape<T> Storage;
+};
+
+} // namespace detail
+
 /// The calling thread's tape for values of type T.
 template <class T> inline Tape<T> &tape() {
-  static thread_local Tape<T> Instance;
-  return Instance;
+  static thread_local detail::AccountedTape<T> Instance;
+  return Instance.Storage;
 }
 
 } // namespace fluxion

@@ -28,9 +28,24 @@ enum class Diag {
   StaticLocal,          ///< %0: variable
   MissingBody,          ///< %0: function
   OverwrittenMemory,    ///< %0: callee, %1: variable
+  CustomMismatch,       ///< %0: rule name, %1: callee, %2: expected signature
+  CustomReturnType,     ///< %0: rule, %1: its return type, %2: expected
+  CustomUnused,         ///< warning: %0: rule, %1: primal name
+  ResidualNoBackward,   ///< %0: forward rule, %1: backward name, %2: expected
+  MissingRuntime,       ///< %0: runtime function
+  GlobalWritten,        ///< %0: global variable, %1: function
+  GlobalNotGrad,        ///< %0: global variable, %1: attribute
+  GlobalInCallee,       ///< %0: callee, %1: global, %2: annotated function
+  CheckpointNoBody,     ///< %0: callee that writes memory but has no body
+  RevolveNotLoop,       ///< the pragma is not followed by a for loop
+  RevolveNotCounted,    ///< %0: why
+  RevolveUnknownExtent, ///< %0: pointer variable
+  RevolveBadClause,     ///< %0: detail
   InternalError,        ///< %0: detail
   NoteDifferentiating,  ///< note: %0: function
   NoteCalledFrom,       ///< note: %0: function
+  NoteCustomCandidate,  ///< note: %0: candidate rule
+  NoteCustomUsedFor,    ///< note: %0: call that needs it
 };
 
 /// Reports Fluxion diagnostics through Clang's DiagnosticsEngine.

@@ -28,6 +28,7 @@
 namespace clang {
 class Sema;
 class NamespaceDecl;
+class LookupResult;
 } // namespace clang
 
 namespace fluxion {
@@ -41,6 +42,14 @@ struct Annotation {
   llvm::SmallVector<clang::SourceLocation, 4> ParamLocs; ///< of each name
   clang::SourceLocation Loc;
   std::string Spelling = "fluxion::grad";
+};
+
+/// A residual-form custom derivative: f_fwd(P..., Res &) and
+/// f_bwd(P..., const Res &, [seed], adjoints...).
+struct ResidualRule {
+  clang::FunctionDecl *Fwd = nullptr;
+  clang::FunctionDecl *Bwd = nullptr;
+  clang::QualType Residual;
 };
 
 class Differentiator : public DerivativeOracle, public TangentOracle {
@@ -71,6 +80,10 @@ public:
   std::optional<CallTangent>
   tangentOf(const ir::Expr &Call, llvm::ArrayRef<bool> ArgActive,
             llvm::ArrayRef<bool> ArgSink) override;
+  clang::FunctionDecl *runtimeFunction(llvm::StringRef Name,
+                                       llvm::ArrayRef<clang::QualType> Args,
+                                       clang::SourceLocation Loc) override;
+  bool checkpointsEnabled() const override { return !SecondOrderMode; }
 
 private:
   struct UserEntry {
@@ -84,6 +97,8 @@ private:
     clang::FunctionDecl *Jacobian = nullptr;
     bool Forward = false; ///< Jacobian by columns (jvp) rather than rows
     std::vector<bool> Active;
+    /// Global variables differentiated with respect to (grad only).
+    std::vector<clang::VarDecl *> Globals;
     clang::SourceLocation Loc;
     bool Defined = false;
   };
@@ -92,6 +107,8 @@ private:
     clang::FunctionDecl *Fwd = nullptr;
     clang::FunctionDecl *Bwd = nullptr;
     std::vector<bool> Active;
+    /// Built for f_hvp: no checkpoints or residual rules inside.
+    bool SecondOrder = false;
     /// Every call that needs this pair, and the function it is in.
     llvm::SmallVector<std::pair<clang::SourceLocation, clang::FunctionDecl *>,
                       2>
@@ -104,7 +121,13 @@ private:
                       std::optional<Annotation::Kind> K = std::nullopt);
   bool isUsed(const UserEntry &E) const;
   bool checkAnnotation(clang::FunctionDecl *FD, const Annotation &A,
-                       std::vector<bool> &Active);
+                       std::vector<bool> &Active,
+                       std::vector<clang::VarDecl *> &Globals);
+  /// The namespace-scope variable Name as seen from FD, if any.
+  clang::VarDecl *lookupGlobal(clang::FunctionDecl *FD, llvm::StringRef Name);
+  /// Globals differentiated with respect to must be read by the annotated
+  /// function itself: a callee's reads would carry no adjoint.
+  bool checkGlobalsInCallees(clang::FunctionDecl *Def, const UserEntry &E);
   void defineUser(UserEntry &E, clang::FunctionDecl *Def);
   void defineSplit(SplitEntry &E, clang::FunctionDecl *Def);
   // Forward mode (ForwardMode.cpp).
@@ -137,15 +160,60 @@ private:
           bool Internal, bool Visible);
   std::vector<std::pair<std::string, clang::QualType>>
   reverseParams(clang::FunctionDecl *FD, const std::vector<bool> &Active);
+  // Checkpointed callees (Checkpointing.cpp).
+  struct LoggedEntry {
+    clang::FunctionDecl *Callee = nullptr;
+    clang::FunctionDecl *Logged = nullptr;
+    llvm::SmallVector<std::pair<clang::SourceLocation, clang::FunctionDecl *>,
+                      2>
+        Uses;
+    bool Defined = false;
+  };
+  bool isCheckpointed(const clang::FunctionDecl *FD);
+  bool isRevolveMarker(const clang::FunctionDecl *FD);
+  /// True if FD's calls (transitively) are differentiated differently at
+  /// first order: checkpoints, residual rules, binomial loops.
+  bool hasFirstOrderOnlyParts(const clang::FunctionDecl *FD);
+  /// g_logged: the primal of Callee that logs its writes outside its frame.
+  clang::FunctionDecl *loggedVersion(clang::FunctionDecl *Callee,
+                                     clang::SourceLocation Loc);
+  bool logWrites(ir::Block &B, ir::Function &F);
+  void defineLogged(LoggedEntry &E, clang::FunctionDecl *Def);
+  std::map<const clang::Decl *, std::unique_ptr<LoggedEntry>> Logged;
+  std::vector<LoggedEntry *> LoggedOrder;
+  llvm::DenseMap<const clang::Decl *, bool> FirstOrderOnly;
+
+  // Custom derivatives (CustomRules.cpp).
+  /// The rule fluxion::custom::<callee><Suffix> matching Callee's
+  /// convention; null if there is none. Sets *Failed after reporting a rule
+  /// whose name matches but whose signature does not.
   clang::FunctionDecl *findCustom(clang::FunctionDecl *Callee,
                                   llvm::StringRef Suffix,
-                                  clang::SourceLocation Loc);
+                                  clang::SourceLocation Loc,
+                                  bool *Failed = nullptr);
+  std::optional<ResidualRule> findResidualRule(clang::FunctionDecl *Callee,
+                                               clang::SourceLocation Loc,
+                                               bool &Failed);
+  std::string expectedSignature(clang::FunctionDecl *Callee,
+                                llvm::StringRef Suffix);
+  void reportMismatch(const clang::LookupResult &R,
+                      clang::FunctionDecl *Callee, llvm::StringRef Suffix,
+                      clang::SourceLocation Loc);
+  void markCustomUsed(clang::FunctionDecl *Rule, clang::SourceLocation Loc);
+  /// Warns about custom derivatives that no call matched.
+  void warnUnusedCustom();
+  /// True for declarations in the runtime's own headers.
+  bool isRuntimeDecl(const clang::Decl *D);
   clang::NamespaceDecl *customNamespace();
+  clang::NamespaceDecl *fluxionNamespace();
   void publish(clang::FunctionDecl *FD);
   /// Defines Target as a call of Callee with Target's parameters (and Extra
   /// inserted at position At).
   void defineForwarder(clang::FunctionDecl *Target, clang::FunctionDecl *Callee,
                        ir::ExprP Extra = nullptr, unsigned At = 0);
+  /// Defines Target (an f_vjp) from a residual-form rule.
+  void defineFromResidualRule(clang::FunctionDecl *Target,
+                              const ResidualRule &Rule);
   /// Emits R's body into its target and hands the target on.
   void emitAndPublish(struct EmitRequest &R);
   /// Which callee parameters a generated derivative differentiates, given
@@ -183,6 +251,10 @@ private:
   std::map<const clang::Decl *, StoredIR> Stored;
   std::vector<DualEntry *> DualOrder;
   llvm::SmallPtrSet<const clang::Decl *, 32> Generated;
+  llvm::SmallPtrSet<const clang::Decl *, 16> UsedCustom;
+  std::string RuntimeDir;
+  /// Set while building the adjoint that f_hvp differentiates again.
+  bool SecondOrderMode = false;
   clang::FunctionDecl *Current = nullptr; ///< function being differentiated
   bool Busy = false;
   std::vector<clang::FunctionDecl *> Deferred;

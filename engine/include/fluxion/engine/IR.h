@@ -103,6 +103,14 @@ enum class StmtKind {
 
 struct Stmt;
 using StmtP = std::unique_ptr<Stmt>;
+
+/// A loop marked for binomial checkpointing (#pragma fluxion revolve).
+struct RevolveSpec {
+  ExprP Snapshots;
+  /// Memory behind pointers that the loop writes: (pointer, element count).
+  std::vector<std::pair<ExprP, ExprP>> State;
+  clang::SourceLocation Loc; ///< of the pragma
+};
 using Block = std::vector<StmtP>;
 
 /// One `case`/`default` section of a switch, up to the next label.
@@ -127,6 +135,8 @@ struct Stmt {
   /// program could read before it).
   bool IsInit = false;
   std::vector<SwitchSection> Sections;
+  /// Loop: binomial checkpointing requested.
+  std::shared_ptr<const RevolveSpec> Revolve;
 
   Stmt(StmtKind K, clang::SourceLocation Loc = {}) : K(K), Loc(Loc) {}
   Block &body() { return Then; }
@@ -203,6 +213,10 @@ ExprP shadowOf(const Expr &E, clang::ASTContext &Ctx,
 /// from, so that emitted code maps back to the source it differentiates.
 void placeUnplaced(llvm::MutableArrayRef<StmtP> Stmts,
                    clang::SourceLocation Loc);
+
+/// Deep copies of statements (expressions are shared).
+StmtP clone(const Stmt &S);
+Block clone(const Block &B);
 
 /// Calls F on every expression node (pre-order), statements included.
 void forEachExpr(const Expr &E, llvm::function_ref<void(const Expr &)> F);

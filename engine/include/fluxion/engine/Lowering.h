@@ -46,6 +46,10 @@ private:
   bool lowerIncrement(const clang::UnaryOperator *UO, ir::Block &Out);
   bool lowerIf(const clang::IfStmt *S, ir::Block &Out);
   bool lowerFor(const clang::ForStmt *S, ir::Block &Out);
+  /// A for loop marked by #pragma fluxion revolve (Marker is the call the
+  /// pragma leaves in front of it).
+  bool lowerRevolveLoop(const clang::CallExpr *Marker,
+                        const clang::ForStmt *Loop, ir::Block &Out);
   bool lowerWhile(const clang::WhileStmt *S, ir::Block &Out);
   bool lowerDo(const clang::DoStmt *S, ir::Block &Out);
   bool lowerSwitch(const clang::SwitchStmt *S, ir::Block &Out);

@@ -38,6 +38,13 @@ struct CallDerivative {
   clang::FunctionDecl *Reverse = nullptr;
   /// For each callee parameter: whether Reverse takes an adjoint for it.
   llvm::SmallVector<bool, 4> AdjointSlot;
+  /// A residual-form rule: Forward is f_fwd(args..., Res &res), Reverse is
+  /// f_bwd(args..., res, [seed], adjoints...); null type otherwise.
+  clang::QualType Residual;
+  /// A checkpointed callee: the forward sweep calls Logged (the primal,
+  /// saving what it overwrites outside its frame); the reverse sweep undoes
+  /// those writes, recomputes Forward and runs Reverse.
+  clang::FunctionDecl *Logged = nullptr;
 };
 
 class DerivativeOracle {
@@ -47,6 +54,15 @@ public:
   /// error and returns nullopt if there is none.
   virtual std::optional<CallDerivative>
   reverseOf(const ir::Expr &Call, llvm::ArrayRef<bool> ArgActive) = 0;
+  /// The runtime function fluxion::Name taking arguments of these types;
+  /// reports an error and returns null if the runtime is not included.
+  virtual clang::FunctionDecl *runtimeFunction(llvm::StringRef Name,
+                                               llvm::ArrayRef<clang::QualType> Args,
+                                               clang::SourceLocation Loc) = 0;
+  /// False while building an adjoint that will itself be differentiated
+  /// (f_hvp): checkpointing and binomial loops are then built as plain
+  /// recording, which the tangent builder can follow.
+  virtual bool checkpointsEnabled() const { return true; }
 };
 
 /// The parts of a reverse-mode derivative; packaged into functions by the
@@ -84,6 +100,9 @@ private:
   bool callSite(const ir::Stmt &S, Sweeps &Out);
   bool ifStmt(const ir::Stmt &S, Sweeps &Out);
   bool loop(const ir::Stmt &S, Sweeps &Out);
+  /// A loop under binomial checkpointing (RevolveLoop.cpp).
+  bool revolveLoop(const ir::Stmt &S, const ir::RevolveSpec &Spec,
+                   Sweeps &Out);
 
   /// Adds Seed * d(E) into the adjoints of E's active leaves.
   void propagate(const ir::ExprP &E, ir::ExprP Seed, ir::Block &Rev);

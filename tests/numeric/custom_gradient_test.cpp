@@ -1,0 +1,173 @@
+// TensorFlow's and JAX's custom-gradient semantics through the public
+// contract: the log1pexp example (derived NaN, custom 1.0) in float, the
+// residual form of a custom derivative (JAX's custom_vjp), stop_gradient's
+// partial-derivative example, pass_through with std::round, and gradients
+// with respect to global variables (TensorFlow's `variables`).
+#include <fluxion/fluxion.hpp>
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+namespace customgrad {
+
+float log1pexp_derived(float x) { return std::log(1 + std::exp(x)); }
+float log1pexp(float x) { return std::log(1 + std::exp(x)); }
+double softplus(double x) { return std::log1p(std::exp(x)); }
+
+} // namespace customgrad
+
+namespace fluxion::custom {
+inline float log1pexp_vjp(float x, float seed, float *d_x) {
+  *d_x += seed * (1 - 1 / (1 + std::exp(x)));
+  return customgrad::log1pexp(x);
+}
+
+struct SoftplusResiduals {
+  double e;
+};
+inline double softplus_fwd(double x, SoftplusResiduals &res) {
+  res.e = std::exp(x);
+  return std::log1p(res.e);
+}
+inline void softplus_bwd(double, const SoftplusResiduals &res, double seed,
+                         double *d_x) {
+  *d_x += seed * res.e / (1 + res.e);
+}
+} // namespace fluxion::custom
+
+namespace customgrad {
+
+[[fluxion::grad]] float grad_derived(float x) { return log1pexp_derived(x); }
+[[fluxion::grad]] float grad_custom(float x) { return log1pexp(x); }
+
+// The residual rule inside a loop (residuals on the tape) and alone.
+[[fluxion::grad]] double softplus_sum(const double *x, int n) {
+  double s = 0;
+  for (int i = 0; i < n; ++i)
+    s += softplus(x[i]) * x[i];
+  return s;
+}
+[[fluxion::grad]] double softplus_annotated(double x);
+
+} // namespace customgrad
+
+namespace fluxion::custom {
+inline double softplus_annotated_fwd(double x, SoftplusResiduals &res) {
+  return softplus_fwd(x, res);
+}
+inline void softplus_annotated_bwd(double x, const SoftplusResiduals &res,
+                                   double seed, double *d_x) {
+  softplus_bwd(x, res, seed, d_x);
+}
+} // namespace fluxion::custom
+
+namespace customgrad {
+
+// Defined after its rules: the rules replace the body.
+double softplus_annotated(double x) { return std::log1p(std::exp(x)); }
+
+// TensorFlow's stop_gradient example: a + b with b = 2a.
+[[fluxion::grad]] double a_plus_b(double a) {
+  double b = 2 * a;
+  return a + b;
+}
+[[fluxion::grad]] double a_plus_stopped_b(double a) {
+  double b = fluxion::stop_gradient(2 * a);
+  return a + b;
+}
+double twice(double a) { return 2 * a; }
+// A stopped value inside a loop and through a call behaves the same.
+[[fluxion::grad]] double stopped_in_loop(double a, int n) {
+  double s = 0;
+  for (int i = 0; i < n; ++i)
+    s += a + fluxion::stop_gradient(twice(a));
+  return s;
+}
+
+// Straight-through rounding (quantisation).
+double round_to_quarter(double v) { return std::round(v * 4) / 4; }
+[[fluxion::grad]] double quantized_square(double x) {
+  double q = fluxion::pass_through(round_to_quarter, x);
+  return q * q;
+}
+
+// Globals as differentiation inputs.
+double weights[3] = {1.0, -2.0, 0.5};
+double bias = 0.25;
+[[fluxion::grad("x", "weights", "bias")]] double predict(const double *x) {
+  double s = bias;
+  for (int i = 0; i < 3; ++i)
+    s += weights[i] * x[i];
+  return s * s;
+}
+
+TEST(CustomGradient, TensorFlowLog1pexpExample) {
+  float derived = 0, custom = 0;
+  grad_derived_grad(100.f, &derived);
+  grad_custom_grad(100.f, &custom);
+  EXPECT_TRUE(std::isnan(derived));
+  EXPECT_EQ(custom, 1.0f);
+  // Away from overflow both agree.
+  float d1 = 0, d2 = 0;
+  grad_derived_grad(0.5f, &d1);
+  grad_custom_grad(0.5f, &d2);
+  EXPECT_NEAR(d1, d2, 1e-6);
+}
+
+TEST(CustomGradient, ResidualFormInLoopAndAnnotated) {
+  double x[4] = {0.5, -1.0, 2.0, 3.5}, dx[4] = {0, 0, 0, 0};
+  softplus_sum_grad(x, 4, dx);
+  for (int i = 0; i < 4; ++i) {
+    double e = std::exp(x[i]);
+    EXPECT_NEAR(dx[i], e / (1 + e) * x[i] + std::log1p(e), 1e-12);
+  }
+  double d = 0;
+  double v = softplus_annotated_vjp(1.5, 2.0, &d);
+  EXPECT_DOUBLE_EQ(v, std::log1p(std::exp(1.5)));
+  EXPECT_NEAR(d, 2.0 * std::exp(1.5) / (1 + std::exp(1.5)), 1e-12);
+}
+
+TEST(CustomGradient, StopGradientPartialDerivative) {
+  double d = 0;
+  a_plus_b_grad(1.5, &d);
+  EXPECT_EQ(d, 3.0);
+  d = 0;
+  a_plus_stopped_b_grad(1.5, &d);
+  EXPECT_EQ(d, 1.0);
+  d = 0;
+  EXPECT_EQ(stopped_in_loop_grad(1.5, 4, &d), 4 * 4.5);
+  EXPECT_EQ(d, 4.0);
+}
+
+TEST(CustomGradient, PassThroughRounding) {
+  for (double x : {0.3, 0.62, -1.13}) {
+    double d = 0;
+    quantized_square_grad(x, &d);
+    EXPECT_DOUBLE_EQ(d, 2 * round_to_quarter(x));
+  }
+}
+
+TEST(CustomGradient, GlobalsAsInputs) {
+  double x[3] = {0.5, 0.25, -1.0}, dx[3] = {0, 0, 0}, dw[3] = {0, 0, 0};
+  double db = 0;
+  double s = bias;
+  for (int i = 0; i < 3; ++i)
+    s += weights[i] * x[i];
+  EXPECT_DOUBLE_EQ(predict_grad(x, dx, dw, &db), s * s);
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_NEAR(dw[i], 2 * s * x[i], 1e-14);
+    EXPECT_NEAR(dx[i], 2 * s * weights[i], 1e-14);
+    // Against a central difference in the global itself.
+    double h = 1e-6, keep = weights[i];
+    weights[i] = keep + h;
+    double up = predict(x);
+    weights[i] = keep - h;
+    double down = predict(x);
+    weights[i] = keep;
+    EXPECT_NEAR(dw[i], (up - down) / (2 * h), 1e-7);
+  }
+  EXPECT_NEAR(db, 2 * s, 1e-14);
+}
+
+} // namespace customgrad
