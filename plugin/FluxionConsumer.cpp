@@ -1,6 +1,7 @@
 //===- FluxionConsumer.cpp - The Sema hooks shared by plugin and tool ------===//
 #include "FluxionConsumer.h"
 #include "PluginState.h"
+#include "fluxion/engine/SourcePrinter.h"
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/DeclCXX.h"
@@ -59,9 +60,10 @@ FluxionConsumer::~FluxionConsumer() { ForgetSema(); }
 void FluxionConsumer::InitializeSema(Sema &S) {
   Sema_ = &S;
   Diff = std::make_unique<Differentiator>(S);
-  if (Opts.Dump)
-    Diff->Dump = &llvm::errs();
+  Diff->OnDeclared = Opts.OnDeclared;
   Diff->OnDefined = [this](FunctionDecl *FD) {
+    if (Opts.Dump)
+      dump(FD);
     // Pass the new definition down the consumer chain (to CodeGen); the
     // chain includes this consumer, which ignores it.
     Forwarding = true;
@@ -91,6 +93,18 @@ bool FluxionConsumer::HandleTopLevelDecl(DeclGroupRef DG) {
 void FluxionConsumer::HandleTranslationUnit(ASTContext &) {
   if (Diff)
     Diff->finish();
+}
+
+void FluxionConsumer::dump(FunctionDecl *FD) {
+  // The same printing as fluxion-gen's, without #line directives: the
+  // source lines are quoted in comments.
+  SourcePrintOptions PrintOpts;
+  PrintOpts.LineDirectives = false;
+  SourcePrinter Printer(FD->getASTContext(), PrintOpts);
+  std::string Code;
+  llvm::raw_string_ostream OS(Code);
+  Printer.printDefinition(FD, OS);
+  llvm::errs() << formatLLVMStyle(Code) << "\n";
 }
 
 void FluxionConsumer::visit(Decl *D) {

@@ -25,6 +25,9 @@ struct ConsumerOptions {
   /// Called with each generated function once its body is set, after it
   /// has been handed down the consumer chain.
   std::function<void(clang::FunctionDecl *)> OnGenerated;
+  /// Called with each function the engine declares and the function it is
+  /// declared next to.
+  std::function<void(clang::FunctionDecl *, clang::FunctionDecl *)> OnDeclared;
 };
 
 class FluxionConsumer : public clang::SemaConsumer {
@@ -42,6 +45,7 @@ public:
 
 private:
   void visit(clang::Decl *D);
+  void dump(clang::FunctionDecl *FD);
 
   ConsumerOptions Opts;
   clang::Sema *Sema_ = nullptr;

@@ -91,6 +91,8 @@ FunctionDecl *Differentiator::declare(
     DC->addHiddenDecl(FD);
   }
   Generated.insert(FD);
+  if (OnDeclared)
+    OnDeclared(FD, Like);
   return FD;
 }
 

@@ -11,6 +11,7 @@
 #include "clang/Sema/Sema.h"
 #include "clang/Sema/Template.h"
 #include "clang/Sema/TemplateDeduction.h"
+#include "llvm/Support/SaveAndRestore.h"
 
 using namespace clang;
 
@@ -173,8 +174,9 @@ Expr *Emitter::expr(const ir::Expr &E) {
   case ExprKind::VarRef:
     return varRef(E.V);
   case ExprKind::Index: {
-    if (E.Ops[1]->isZero() && E.Ops[0]->Ty->isPointerType()) {
-      // p[0] reads better as *p.
+    if (E.Ops[1]->isZero() && E.Ops[0]->Ty->isPointerType() &&
+        E.Ops[0]->K != ExprKind::Cast) {
+      // p[0] reads better as *p (a[0] stays a[0] for an array a).
       Expr *Ptr = expr(*E.Ops[0]);
       if (!Ptr)
         return nullptr;
@@ -300,6 +302,11 @@ Stmt *Emitter::compound(const Block &B) {
 Stmt *Emitter::stmt(const ir::Stmt &St) {
   if (Failed)
     return nullptr;
+  // The statement and everything built for it are located at the primal
+  // statement it comes from (debug info, printed #line directives); engine
+  // statements without one keep the enclosing location.
+  llvm::SaveAndRestore<SourceLocation> AtStmt(Loc,
+                                              St.Loc.isValid() ? St.Loc : Loc);
   ASTContext &Ctx = S.getASTContext();
   switch (St.K) {
   case StmtKind::Assign: {

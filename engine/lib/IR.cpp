@@ -388,6 +388,19 @@ void forEachStmt(const Block &B, llvm::function_ref<void(const Stmt &)> F) {
   }
 }
 
+void placeUnplaced(llvm::MutableArrayRef<StmtP> Stmts, SourceLocation Loc) {
+  if (Loc.isInvalid())
+    return;
+  for (StmtP &S : Stmts) {
+    if (S->Loc.isInvalid())
+      S->Loc = Loc;
+    placeUnplaced(S->Then, Loc);
+    placeUnplaced(S->Else, Loc);
+    for (SwitchSection &Sec : S->Sections)
+      placeUnplaced(Sec.Body, Loc);
+  }
+}
+
 void forEachExpr(const Block &B, llvm::function_ref<void(const Expr &)> F) {
   forEachStmt(B, [&](const Stmt &S) {
     for (const ExprP *E : {&S.LHS, &S.RHS, &S.Cond})

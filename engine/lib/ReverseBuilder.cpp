@@ -158,6 +158,8 @@ bool ReverseBuilder::stmts(const Block &B, Sweeps &Out) {
   for (const StmtP &S : B) {
     Sweeps Sub;
     OK &= stmt(*S, Sub);
+    placeUnplaced(Sub.Fwd, S->Loc);
+    placeUnplaced(Sub.Rev, S->Loc);
     noteReverseReads(Sub.Rev);
     for (StmtP &FS : Sub.Fwd)
       Out.Fwd.push_back(std::move(FS));

@@ -111,8 +111,12 @@ ExprP TangentBuilder::tangent(const Expr &E) {
 
 bool TangentBuilder::stmts(const Block &B, Block &Out) {
   bool OK = true;
-  for (const StmtP &S : B)
+  for (const StmtP &S : B) {
+    size_t First = Out.size();
     OK &= stmt(*S, Out);
+    placeUnplaced(llvm::MutableArrayRef<StmtP>(Out).drop_front(First),
+                  S->Loc);
+  }
   return OK;
 }
 

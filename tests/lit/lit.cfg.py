@@ -10,6 +10,8 @@
 # or the environment variable FLUXION_LIT_SITE_CONFIG.
 import os
 import shlex
+import shutil
+import subprocess
 
 import lit.formats
 
@@ -39,10 +41,12 @@ if not hasattr(config, "fluxion_plugin"):
 config.test_exec_root = config.fluxion_lit_obj_root
 
 for what, path in (("plugin", config.fluxion_plugin),
+                   ("fluxion-gen", config.fluxion_gen),
                    ("clang++", config.fluxion_clangxx)):
     if not os.path.exists(path):
-        lit_config.fatal("%s not found at %s (build the FluxionPlugin target "
-                         "first: ninja -C <build> FluxionPlugin)" % (what, path))
+        lit_config.fatal("%s not found at %s (build the FluxionPlugin and "
+                         "fluxion-gen targets first: ninja -C <build> "
+                         "FluxionPlugin fluxion-gen)" % (what, path))
 filecheck = os.path.join(config.llvm_tools_dir, "FileCheck")
 if not os.path.exists(filecheck):
     lit_config.fatal("FileCheck not found at %s" % filecheck)
@@ -58,6 +62,28 @@ for var in ("CPLUS_INCLUDE_PATH", "CPATH", "CCC_OVERRIDE_OPTIONS"):
 q = shlex.quote
 clangxx = "%s -std=c++17 -fno-color-diagnostics -I%s" % (
     q(config.fluxion_clangxx), q(config.fluxion_include_dir))
+# fluxion-gen, and g++ for its output. These come first: %fluxion is a
+# prefix of their names.
+config.substitutions.append(("%fluxion-gen", q(config.fluxion_gen)))
+config.substitutions.append(("%fluxion-config", q(config.fluxion_config)))
+config.substitutions.append(("%fluxion-include", q(config.fluxion_include_dir)))
+# gdb, where it can run programs (containers may forbid ptrace).
+def gdb_can_run():
+    gdb = shutil.which("gdb")
+    true = shutil.which("true")
+    if not gdb or not true:
+        return False
+    try:
+        out = subprocess.run([gdb, "-nx", "-batch", "-ex", "run", true],
+                             capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return "exited normally" in out.stdout + out.stderr
+if gdb_can_run():
+    config.available_features.add("gdb")
+if config.fluxion_gxx:
+    config.available_features.add("gxx")
+    config.substitutions.append(("%gxx", "%s -std=c++17" % q(config.fluxion_gxx)))
 config.substitutions.append(("%clangxx", clangxx))
 config.substitutions.append(("%fluxion", "-fplugin=" + q(config.fluxion_plugin)))
 config.substitutions.append(("%FileCheck", q(filecheck)))

@@ -16,7 +16,8 @@
     s += w * x[i];
   return s;
 }
-// CHECK-LABEL: float p_vjp(const float *x, float w, int n, float seed, float *d_x, float *d_w) {
+// CHECK-LABEL: float p_vjp(const float *x, float w, int n, float seed, float *d_x,
+// CHECK-NEXT: {{^ +}}float *d_w) {
 // CHECK-LABEL: float p_grad(const float *x, float w, int n, float *d_x, float *d_w) {
 
 // Only the listed parameters get a derivative parameter.

@@ -69,6 +69,9 @@ public:
   }
   /// Called with each function once its body is set (hand it to CodeGen).
   std::function<void(clang::FunctionDecl *)> OnDefined;
+  /// Called with each function this engine declares and the function it is
+  /// declared next to (fluxion-gen prints the declaration there).
+  std::function<void(clang::FunctionDecl *, clang::FunctionDecl *)> OnDeclared;
   /// Print each generated function to this stream (the dump option).
   llvm::raw_ostream *Dump = nullptr;
 

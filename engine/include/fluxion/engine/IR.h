@@ -208,6 +208,12 @@ Block countedLoop(clang::ASTContext &Ctx, Var *Counter, int64_t Count,
 ExprP shadowOf(const Expr &E, clang::ASTContext &Ctx,
                llvm::function_ref<Var *(Var *)> Shadow);
 
+/// Gives the statements of Stmts (nested ones included) that have no
+/// location yet the location Loc of the primal statement they were built
+/// from, so that emitted code maps back to the source it differentiates.
+void placeUnplaced(llvm::MutableArrayRef<StmtP> Stmts,
+                   clang::SourceLocation Loc);
+
 /// Deep copies of statements (expressions are shared).
 StmtP clone(const Stmt &S);
 Block clone(const Block &B);

@@ -1,0 +1,4 @@
+double plain(double x) {
+  return x * x;
+}
+int k = 3;

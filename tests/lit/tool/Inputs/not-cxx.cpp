@@ -1,0 +1,1 @@
+[[fluxion::grad]] double f(double x) { return x * ; }

@@ -1,0 +1,2 @@
+// No annotations here: fluxion-gen copies this file as it is.
+double twice(double x) { return 2 * x; }

@@ -1,0 +1,176 @@
+//===- GenerateAction.cpp - fluxion-gen's frontend action -----------------===//
+#include "GenerateAction.h"
+#include "Placement.h"
+#include "Splicer.h"
+
+#include "FluxionConsumer.h"
+
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/Attr.h"
+#include "clang/AST/Decl.h"
+#include "clang/AST/DeclTemplate.h"
+#include "clang/Frontend/CompilerInstance.h"
+#include "clang/Frontend/FrontendAction.h"
+#include "clang/Lex/Lexer.h"
+#include "llvm/ADT/DenseSet.h"
+
+#include <algorithm>
+
+using namespace clang;
+
+namespace fluxion {
+namespace {
+
+/// Comments out the [[fluxion::...]] attributes written in the main file:
+/// other compilers warn about them, and the output must not generate its
+/// functions a second time when it goes through Fluxion again.
+class AnnotationEraser {
+public:
+  explicit AnnotationEraser(ASTContext &Ctx)
+      : SM(Ctx.getSourceManager()), LangOpts(Ctx.getLangOpts()) {}
+
+  std::vector<TextEdit> edits(const DeclContext *DC) {
+    visit(DC);
+    std::sort(Edits.begin(), Edits.end(),
+              [](const TextEdit &A, const TextEdit &B) {
+                return A.Offset < B.Offset;
+              });
+    return std::move(Edits);
+  }
+
+private:
+  void visit(const DeclContext *DC) {
+    for (const Decl *D : DC->decls()) {
+      if (!SM.isWrittenInMainFile(SM.getExpansionLoc(D->getLocation())))
+        continue;
+      if (const auto *FTD = dyn_cast<FunctionTemplateDecl>(D))
+        D = FTD->getTemplatedDecl();
+      if (const auto *FD = dyn_cast<FunctionDecl>(D))
+        erase(FD);
+      else if (isa<NamespaceDecl, LinkageSpecDecl, ExportDecl>(D))
+        visit(cast<DeclContext>(D));
+    }
+  }
+
+  void erase(const FunctionDecl *FD) {
+    for (const AnnotateAttr *A : FD->specific_attrs<AnnotateAttr>()) {
+      SourceRange R = A->getRange();
+      if (A->isInherited() || !A->getAnnotation().starts_with("fluxion::") ||
+          R.getBegin().isMacroID() || R.getEnd().isMacroID() ||
+          !SM.isWrittenInMainFile(R.getBegin()))
+        continue;
+      unsigned Begin = SM.getFileOffset(R.getBegin());
+      unsigned End = SM.getFileOffset(
+          Lexer::getLocForEndOfToken(R.getEnd(), 0, SM, LangOpts));
+      StringRef Text = SM.getBufferData(SM.getMainFileID()).slice(Begin, End);
+      if (End <= Begin || Text.contains("*/") || !Seen.insert(Begin).second)
+        continue;
+      Edits.push_back({Begin, End - Begin, ("/*" + Text + "*/").str()});
+    }
+  }
+
+  const SourceManager &SM;
+  const LangOptions &LangOpts;
+  std::vector<TextEdit> Edits;
+  llvm::DenseSet<unsigned> Seen;
+};
+
+/// The plugin's consumer, watching the parse for the placement of what the
+/// engine generates, and printing it all at the end.
+class GenerateConsumer : public FluxionConsumer {
+public:
+  GenerateConsumer(CompilerInstance &CI, PlacementRecorder &Recorder,
+                   const SourcePrintOptions &Opts, GeneratedOutput &Output)
+      : FluxionConsumer(consumerOptions(Recorder)), CI(CI), Recorder(Recorder),
+        Opts(Opts), Output(Output) {}
+
+  bool HandleTopLevelDecl(DeclGroupRef DG) override {
+    // Generated definitions come back through here on their way to the
+    // (absent) code generator.
+    Differentiator *Diff = differentiator();
+    if (!(DG.isSingleDecl() && Diff && Diff->isGenerated(DG.getSingleDecl())))
+      Recorder.sawTopLevel(DG);
+    return FluxionConsumer::HandleTopLevelDecl(DG);
+  }
+
+  void HandleTranslationUnit(ASTContext &Ctx) override {
+    Recorder.sawEndOfTranslationUnit();
+    FluxionConsumer::HandleTranslationUnit(Ctx);
+    if (CI.getDiagnostics().hasErrorOccurred())
+      return;
+    std::vector<Placement> Placements = Recorder.placements();
+    if (!placeable(Placements))
+      return;
+    Splicer Splice(Ctx, Opts);
+    std::vector<TextEdit> Edits =
+        Placements.empty()
+            ? std::vector<TextEdit>()
+            : AnnotationEraser(Ctx).edits(Ctx.getTranslationUnitDecl());
+    Output.Source = Splice.translationUnit(Placements, Edits);
+    Output.Declarations = Splice.declarations(Placements);
+    Output.Complete = true;
+  }
+
+private:
+  static ConsumerOptions consumerOptions(PlacementRecorder &Recorder) {
+    ConsumerOptions ConsumerOpts;
+    ConsumerOpts.OnGenerated = [&Recorder](FunctionDecl *FD) {
+      Recorder.defined(FD);
+    };
+    ConsumerOpts.OnDeclared = [&Recorder](FunctionDecl *FD,
+                                          FunctionDecl *Like) {
+      Recorder.declared(FD, Like);
+    };
+    return ConsumerOpts;
+  }
+
+  /// Source can reopen namespaces, not classes: a function the engine
+  /// declared in another scope cannot be written out.
+  bool placeable(const std::vector<Placement> &Placements) {
+    DiagnosticsEngine &Diags = CI.getDiagnostics();
+    unsigned ID = Diags.getCustomDiagID(
+        DiagnosticsEngine::Error,
+        "fluxion-gen cannot write '%0' as source: it is declared in a scope "
+        "that is not a namespace");
+    bool OK = true;
+    for (const Placement &P : Placements) {
+      if (P.FD->getDeclContext()->getRedeclContext()->isFileContext())
+        continue;
+      Diags.Report(P.FD->getLocation(), ID) << P.FD->getName();
+      OK = false;
+    }
+    return OK;
+  }
+
+  CompilerInstance &CI;
+  PlacementRecorder &Recorder;
+  const SourcePrintOptions &Opts;
+  GeneratedOutput &Output;
+};
+
+class GenerateAction : public ASTFrontendAction {
+public:
+  GenerateAction(SourcePrintOptions Opts, GeneratedOutput &Output)
+      : Opts(Opts), Output(Output) {}
+
+protected:
+  std::unique_ptr<ASTConsumer> CreateASTConsumer(CompilerInstance &CI,
+                                                 StringRef) override {
+    Recorder = std::make_unique<PlacementRecorder>(CI.getSourceManager(),
+                                                   CI.getLangOpts());
+    return std::make_unique<GenerateConsumer>(CI, *Recorder, Opts, Output);
+  }
+
+private:
+  SourcePrintOptions Opts;
+  GeneratedOutput &Output;
+  std::unique_ptr<PlacementRecorder> Recorder;
+};
+
+} // namespace
+
+std::unique_ptr<FrontendAction> GenerateActionFactory::create() {
+  return std::make_unique<GenerateAction>(Opts, Output);
+}
+
+} // namespace fluxion

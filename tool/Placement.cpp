@@ -1,0 +1,190 @@
+//===- Placement.cpp - Where the plugin would put each generated function -===//
+#include "Placement.h"
+
+#include "clang/AST/Decl.h"
+#include "clang/AST/DeclCXX.h"
+#include "clang/AST/DeclTemplate.h"
+#include "clang/Lex/Lexer.h"
+
+#include <algorithm>
+
+using namespace clang;
+
+namespace fluxion {
+
+PlacementRecorder::PlacementRecorder(const SourceManager &SM,
+                                     const LangOptions &LangOpts)
+    : SM(SM), LangOpts(LangOpts), Buffer(SM.getBufferData(SM.getMainFileID())) {
+}
+
+/// True if D's last token is the closing brace of a body (as opposed to a
+/// ';' that its source range leaves out).
+static bool endsWithBrace(const Decl *D) {
+  if (const auto *TD = dyn_cast<TemplateDecl>(D))
+    if (const NamedDecl *Pattern = TD->getTemplatedDecl())
+      D = Pattern;
+  if (const auto *FD = dyn_cast<FunctionDecl>(D))
+    return FD->doesThisDeclarationHaveABody();
+  if (const auto *LS = dyn_cast<LinkageSpecDecl>(D))
+    return LS->hasBraces();
+  return isa<NamespaceDecl>(D);
+}
+
+InsertPoint PlacementRecorder::lineEndAfter(unsigned Offset) const {
+  size_t P = Offset;
+  while (P < Buffer.size() && (Buffer[P] == ' ' || Buffer[P] == '\t'))
+    ++P;
+  if (P >= Buffer.size())
+    return {static_cast<unsigned>(Buffer.size()), false};
+  if (Buffer[P] != '\n' && Buffer[P] != '\r' &&
+      !Buffer.substr(P).starts_with("//"))
+    return {Offset, true};
+  size_t Newline = Buffer.find('\n', P);
+  return {static_cast<unsigned>(Newline == StringRef::npos ? Buffer.size()
+                                                           : Newline + 1),
+          false};
+}
+
+unsigned PlacementRecorder::pastSemicolon(unsigned Offset) const {
+  Lexer Lex(SM.getLocForStartOfFile(SM.getMainFileID()), LangOpts,
+            Buffer.begin(), Buffer.begin() + Offset, Buffer.end());
+  int Depth = 0;
+  Token Tok;
+  while (true) {
+    Lex.LexFromRawLexer(Tok);
+    if (Tok.is(tok::eof))
+      return Offset;
+    if (Tok.isOneOf(tok::l_paren, tok::l_square, tok::l_brace))
+      ++Depth;
+    else if (Tok.isOneOf(tok::r_paren, tok::r_square, tok::r_brace) &&
+             --Depth < 0)
+      return Offset; // the enclosing scope ends first: no ';' to take
+    else if (Tok.is(tok::semi) && Depth == 0)
+      return SM.getFileOffset(Tok.getLocation()) + Tok.getLength();
+  }
+}
+
+std::optional<InsertPoint> PlacementRecorder::afterInclude(FileID File) const {
+  SourceLocation IncludeLoc;
+  while (File.isValid() && File != SM.getMainFileID()) {
+    IncludeLoc = SM.getIncludeLoc(File);
+    if (IncludeLoc.isInvalid())
+      return std::nullopt; // predefines, command-line includes
+    IncludeLoc = SM.getExpansionLoc(IncludeLoc);
+    File = SM.getFileID(IncludeLoc);
+  }
+  if (File != SM.getMainFileID())
+    return std::nullopt;
+  size_t Newline = Buffer.find('\n', SM.getFileOffset(IncludeLoc));
+  return InsertPoint{static_cast<unsigned>(Newline == StringRef::npos
+                                               ? Buffer.size()
+                                               : Newline + 1),
+                     false};
+}
+
+std::optional<InsertPoint> PlacementRecorder::after(const Decl *D) const {
+  SourceLocation End = D->getEndLoc();
+  if (End.isInvalid())
+    return std::nullopt;
+  End = SM.getExpansionRange(End).getEnd();
+  FileID File = SM.getFileID(End);
+  if (File != SM.getMainFileID())
+    return afterInclude(File);
+  unsigned Offset = SM.getFileOffset(End);
+  bool IsSemicolon = Offset < Buffer.size() && Buffer[Offset] == ';';
+  Offset = SM.getFileOffset(Lexer::getLocForEndOfToken(End, 0, SM, LangOpts));
+  if (!IsSemicolon && !endsWithBrace(D))
+    Offset = pastSemicolon(Offset);
+  return lineEndAfter(Offset);
+}
+
+void PlacementRecorder::sawTopLevel(DeclGroupRef DG) {
+  for (const Decl *D : DG) {
+    // Instantiations are reported at the end of the translation unit, at
+    // the position of their pattern: the plugin is not there.
+    if (const auto *FD = dyn_cast<FunctionDecl>(D))
+      if (FD->isTemplateInstantiation())
+        continue;
+    if (std::optional<InsertPoint> At = after(D))
+      if (At->Offset > Current.Offset)
+        Current = *At;
+  }
+}
+
+void PlacementRecorder::sawEndOfTranslationUnit() {
+  Current = {static_cast<unsigned>(Buffer.size()), false};
+}
+
+void PlacementRecorder::declared(const FunctionDecl *FD,
+                                 const FunctionDecl *Like) {
+  DeclarationOf[FD] = Declarations.size();
+  Declarations.push_back({FD, Like, Current, NextOrder++});
+}
+
+void PlacementRecorder::defined(const FunctionDecl *FD) {
+  Placement P;
+  P.K = Placement::Kind::Definition;
+  P.FD = FD;
+  P.At = Current;
+  P.Enclosing = FD->getTranslationUnitDecl();
+  P.Order = NextOrder++;
+  Definitions.push_back(P);
+}
+
+Placement
+PlacementRecorder::placeDeclaration(const PendingDeclaration &D) const {
+  // Next to a generated function (the dual of a split pair): where that one
+  // is, after it.
+  auto Generated = DeclarationOf.find(D.Like);
+  if (Generated != DeclarationOf.end()) {
+    Placement P = placeDeclaration(Declarations[Generated->second]);
+    P.FD = D.FD;
+    P.Order = D.Order;
+    return P;
+  }
+  Placement P;
+  P.FD = D.FD;
+  P.At = D.Current;
+  P.Enclosing = D.FD->getTranslationUnitDecl();
+  P.Order = D.Order;
+  // An instantiation has no text of its own: declare where the plugin was.
+  if (D.Like->isTemplateInstantiation())
+    return P;
+  // Right after Like when that is in the function's namespace; otherwise
+  // (an out-of-line definition, a linkage specification) after the
+  // top-level declaration containing Like, reopening the namespace.
+  const DeclContext *Lexical = D.Like->getLexicalDeclContext();
+  bool InPlace = Lexical->getRedeclContext()->Equals(
+      D.FD->getDeclContext()->getRedeclContext());
+  const Decl *Outermost = D.Like;
+  for (const DeclContext *DC = Lexical; !DC->isTranslationUnit();
+       DC = DC->getLexicalParent()) {
+    InPlace &= isa<NamespaceDecl>(DC);
+    Outermost = cast<Decl>(DC);
+  }
+  SourceLocation End = SM.getExpansionRange(D.Like->getEndLoc()).getEnd();
+  if (InPlace && SM.isWrittenInMainFile(End)) {
+    if (std::optional<InsertPoint> At = after(D.Like)) {
+      P.At = *At;
+      P.Enclosing = Lexical;
+    }
+    return P;
+  }
+  if (std::optional<InsertPoint> At = after(Outermost))
+    P.At = *At;
+  return P;
+}
+
+std::vector<Placement> PlacementRecorder::placements() const {
+  std::vector<Placement> All;
+  for (const PendingDeclaration &D : Declarations)
+    All.push_back(placeDeclaration(D));
+  All.insert(All.end(), Definitions.begin(), Definitions.end());
+  std::sort(All.begin(), All.end(), [](const Placement &A, const Placement &B) {
+    return std::make_pair(A.At.Offset, A.Order) <
+           std::make_pair(B.At.Offset, B.Order);
+  });
+  return All;
+}
+
+} // namespace fluxion
