@@ -12,6 +12,8 @@
 #include "clang/Frontend/CompilerInstance.h"
 #include "clang/Frontend/FrontendAction.h"
 #include "clang/Lex/Lexer.h"
+#include "clang/Lex/PPCallbacks.h"
+#include "clang/Lex/Preprocessor.h"
 #include "llvm/ADT/DenseSet.h"
 
 #include <algorithm>
@@ -75,6 +77,40 @@ private:
   llvm::DenseSet<unsigned> Seen;
 };
 
+/// Comments out the `#pragma fluxion ...` lines of the main file: the
+/// generated code already does what they ask for, and other compilers warn
+/// about pragmas they do not know.
+class FluxionPragmaEraser : public PPCallbacks {
+public:
+  FluxionPragmaEraser(const SourceManager &SM, std::vector<TextEdit> &Edits)
+      : SM(SM), Edits(Edits) {}
+
+  void PragmaDirective(SourceLocation Loc,
+                       PragmaIntroducerKind Introducer) override {
+    if (Introducer != PIK_HashPragma || Loc.isMacroID() ||
+        !SM.isWrittenInMainFile(Loc))
+      return;
+    unsigned Offset = SM.getFileOffset(Loc);
+    StringRef Rest = SM.getBufferData(SM.getMainFileID()).substr(Offset);
+    Rest = Rest.substr(0, Rest.find('\n'));
+    // '#' 'pragma' 'fluxion', with any blanks between.
+    if (!Rest.consume_front("#"))
+      return;
+    Rest = Rest.ltrim(" \t");
+    if (!Rest.consume_front("pragma"))
+      return;
+    Rest = Rest.ltrim(" \t");
+    if (!Rest.starts_with("fluxion") ||
+        (Rest.size() > 7 && (isalnum(Rest[7]) || Rest[7] == '_')))
+      return;
+    Edits.push_back({Offset, 0, "// "});
+  }
+
+private:
+  const SourceManager &SM;
+  std::vector<TextEdit> &Edits;
+};
+
 /// The plugin's consumer, watching the parse for the placement of what the
 /// engine generates, and printing it all at the end.
 class GenerateConsumer : public FluxionConsumer {
@@ -82,7 +118,10 @@ public:
   GenerateConsumer(CompilerInstance &CI, PlacementRecorder &Recorder,
                    const SourcePrintOptions &Opts, GeneratedOutput &Output)
       : FluxionConsumer(consumerOptions(Recorder)), CI(CI), Recorder(Recorder),
-        Opts(Opts), Output(Output) {}
+        Opts(Opts), Output(Output) {
+    CI.getPreprocessor().addPPCallbacks(std::make_unique<FluxionPragmaEraser>(
+        CI.getSourceManager(), PragmaEdits));
+  }
 
   bool HandleTopLevelDecl(DeclGroupRef DG) override {
     // Generated definitions come back through here on their way to the
@@ -102,10 +141,15 @@ public:
     if (!placeable(Placements))
       return;
     Splicer Splice(Ctx, Opts);
-    std::vector<TextEdit> Edits =
-        Placements.empty()
-            ? std::vector<TextEdit>()
-            : AnnotationEraser(Ctx).edits(Ctx.getTranslationUnitDecl());
+    std::vector<TextEdit> Edits;
+    if (!Placements.empty()) {
+      Edits = AnnotationEraser(Ctx).edits(Ctx.getTranslationUnitDecl());
+      Edits.insert(Edits.end(), PragmaEdits.begin(), PragmaEdits.end());
+      std::sort(Edits.begin(), Edits.end(),
+                [](const TextEdit &A, const TextEdit &B) {
+                  return A.Offset < B.Offset;
+                });
+    }
     Output.Source = Splice.translationUnit(Placements, Edits);
     Output.Declarations = Splice.declarations(Placements);
     Output.Complete = true;
@@ -146,6 +190,7 @@ private:
   PlacementRecorder &Recorder;
   const SourcePrintOptions &Opts;
   GeneratedOutput &Output;
+  std::vector<TextEdit> PragmaEdits;
 };
 
 class GenerateAction : public ASTFrontendAction {

@@ -94,7 +94,7 @@ Var *ReverseBuilder::tapeFor(QualType T) {
   // Records are named by their own name (makeVar keeps names unique).
   std::string Name = "_tape_" + (C->getAsRecordDecl()
                                      ? C->getAsRecordDecl()->getNameAsString()
-                                     : C.getAsString());
+                                     : C.getAsString(Ctx.getPrintingPolicy()));
   for (char &Ch : Name)
     if (!llvm::isAlnum(Ch))
       Ch = '_';

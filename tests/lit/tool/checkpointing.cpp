@@ -5,9 +5,8 @@
 // differentiation input. g++ compiles the output with warnings as errors; it
 // computes what the plugin build computes, checkpointing and revolve give
 // the gradient that recording everything gives, and the statements of the
-// new kinds map back to the source lines they come from. The revolve loop
-// is marked by the call that `#pragma fluxion revolve(2)` stands for (the
-// pragma itself has no handler yet).
+// new kinds map back to the source lines they come from. The output keeps
+// `#pragma fluxion revolve` commented out.
 // REQUIRES: gxx
 // RUN: %fluxion-gen %s -o %t.cpp -- -std=c++17 -I%fluxion-include
 // RUN: bash -c '%gxx -Wall -Wextra -Werror $(%fluxion-config --cxxflags) %t.cpp -o %t.gxx'
@@ -17,6 +16,7 @@
 // RUN: diff %t.gxx.out %t.plugin.out
 // RUN: %FileCheck %s < %t.gxx.out
 // RUN: %FileCheck %s --check-prefix=SRC --match-full-lines --strict-whitespace < %t.cpp
+// RUN: %FileCheck %s --check-prefix=PRAGMA < %t.cpp
 #include <fluxion/fluxion.hpp>
 
 #include <cmath>
@@ -65,7 +65,7 @@ double energy(const double *u, int n) {
   double u[3];
   for (int i = 0; i < 3; ++i)
     u[i] = x[i];
-  fluxion::detail::revolve_loop(2);
+#pragma fluxion revolve(2)
   for (int s = 0; s < steps; ++s)
     relax(u, 3);
   return energy(u, 3);
@@ -81,22 +81,22 @@ double softplus(double x) { return std::log1p(std::exp(x)); }
 // SRC:static void relax_checkpointed_logged(double *u, int n);
 // SRC:    // relax_checkpointed(u, 3);
 // SRC-NEXT:#line [[#@LINE-23]]
-// SRC-NEXT:    _tape_double.push_array(&u[0], 3UL);
-// SRC-NEXT:#line [[#@LINE-25]]
 // SRC-NEXT:    _mark = fluxion::checkpoint_mark();
-// SRC-NEXT:#line [[#@LINE-27]]
+// SRC-NEXT:#line [[#@LINE-25]]
 // SRC-NEXT:    _tape_unsigned_long.push(_mark);
-// SRC-NEXT:#line [[#@LINE-29]]
+// SRC-NEXT:#line [[#@LINE-27]]
 // SRC-NEXT:    sim::relax_checkpointed_logged(u, 3);
 // SRC:    // relax_checkpointed(u, 3);
-// SRC-NEXT:#line [[#@LINE-32]]
+// SRC-NEXT:#line [[#@LINE-30]]
 // SRC-NEXT:    _mark = _tape_unsigned_long.pop();
+// SRC-NEXT:#line [[#@LINE-32]]
+// SRC-NEXT:    fluxion::checkpoint_restore(_mark);
 // SRC-NEXT:#line [[#@LINE-34]]
-// SRC-NEXT:    fluxion::checkpoint_undo(_mark);
-// SRC-NEXT:#line [[#@LINE-36]]
 // SRC-NEXT:    sim::relax_checkpointed_fwd(u, 3);
-// SRC-NEXT:#line [[#@LINE-38]]
+// SRC-NEXT:#line [[#@LINE-36]]
 // SRC-NEXT:    sim::relax_checkpointed_bwd(u, 3, _d_u);
+// SRC-NEXT:#line [[#@LINE-38]]
+// SRC-NEXT:    fluxion::checkpoint_undo(_mark);
 
 // The logging version saves each element before overwriting it, at the
 // line of the write.
@@ -109,9 +109,9 @@ double softplus(double x) { return std::log1p(std::exp(x)); }
 // SRC-NEXT:#line [[#@LINE-73]]
 // SRC-NEXT:    u[i] = u[i] + ({{.*}} * _sin);
 
-// The revolve loop's calls of the runtime are at the line of the marker,
+// The revolve loop's calls of the runtime are at the line of the pragma,
 // its loops at the line of the loop.
-// SRC:  // fluxion::detail::revolve_loop(2);
+// SRC:  // #pragma fluxion revolve(2)
 // SRC-NEXT:#line [[#@LINE-47]]
 // SRC-NEXT:  fluxion::revolve_begin((long)steps - (long)s, 2);
 // SRC-NEXT:#line [[#@LINE-49]]
@@ -123,15 +123,24 @@ double softplus(double x) { return std::log1p(std::exp(x)); }
 // SRC-NEXT:  // for (int s = 0; s < steps; ++s)
 // SRC-NEXT:#line [[#@LINE-55]]
 // SRC-NEXT:  while (_rv_k > (long)0) {
-// SRC:  // fluxion::detail::revolve_loop(2);
-// SRC-NEXT:#line [[#@LINE-59]]
+// SRC:  if (_tape_bool.pop()) {
+// SRC:  // #pragma fluxion revolve(2)
+// SRC-NEXT:#line [[#@LINE-60]]
 // SRC-NEXT:  fluxion::revolve_rebind();
-// SRC:  // for (int s = 0; s < steps; ++s)
-// SRC-NEXT:#line [[#@LINE-61]]
-// SRC-NEXT:  if (fluxion::revolve_turn()) {
-// SRC:  // fluxion::detail::revolve_loop(2);
-// SRC-NEXT:#line [[#@LINE-65]]
+// SRC-NEXT:#line [[#@LINE-62]]
+// SRC-NEXT:  fluxion::revolve_state<double>(u, 3UL);
+// SRC-NEXT:#line [[#@LINE-64]]
+// SRC-NEXT:  fluxion::revolve_state<int>(&s, 1UL);
+// SRC-NEXT:#line [[#@LINE-66]]
+// SRC-NEXT:  fluxion::revolve_turn();
+// SRC-NEXT:#line [[#@LINE-68]]
 // SRC-NEXT:  _rv_k = fluxion::revolve_reverse();
+
+// The user's pragma is commented out, so that g++ -Wall does not warn about
+// it; the generated code does what it asked for.
+// PRAGMA-NOT: {{^[[:space:]]*#[[:space:]]*pragma}}
+// PRAGMA: {{^}}// #pragma fluxion revolve(2){{$}}
+// PRAGMA-NOT: {{^[[:space:]]*#[[:space:]]*pragma}}
 
 namespace fluxion::custom {
 struct SoftplusResiduals {
