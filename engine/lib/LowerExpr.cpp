@@ -398,6 +398,14 @@ ExprP FunctionLowering::lowerCall(const CallExpr *E, Block &Pre,
     ExprP L = lowerExpr(A, Pre);
     if (!L)
       return nullptr;
+    // Keep the parameter's constness on a pointer argument: the analyses
+    // ask the argument whether the callee may write through it.
+    if (I < Callee->getNumParams() && L->Ty->isPointerType()) {
+      QualType P = Callee->getParamDecl(I)->getType();
+      if (P->isPointerType() && P->getPointeeType().isConstQualified() &&
+          !L->Ty->getPointeeType().isConstQualified())
+        L = ir::cast(P.getUnqualifiedType(), L);
+    }
     Args.push_back(L);
   }
   // A value argument that reads memory the same call may write (f(t, t[0]),
