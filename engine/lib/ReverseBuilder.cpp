@@ -376,7 +376,8 @@ bool ReverseBuilder::callSite(const ir::Stmt &S, Sweeps &Out) {
     Store(S.RHS);
     for (StmtP &R : RestoreResult)
       Out.Rev.push_back(std::move(R));
-    for (StmtP &R : Restore)
+    // Pops come in the opposite order of the pushes.
+    for (StmtP &R : llvm::reverse(Restore))
       Out.Rev.push_back(std::move(R));
     if (ResultActive)
       Out.Rev.push_back(
@@ -485,7 +486,8 @@ bool ReverseBuilder::callSite(const ir::Stmt &S, Sweeps &Out) {
     Rev.push_back(eval(call(Undo, {ref(Mark)}, Ctx.VoidTy), C.Loc));
   for (StmtP &A : After)
     Rev.push_back(std::move(A));
-  for (StmtP &R : Restore)
+  // Pops come in the opposite order of the pushes.
+  for (StmtP &R : llvm::reverse(Restore))
     Rev.push_back(std::move(R));
   return true;
 }

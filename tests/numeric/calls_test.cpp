@@ -89,6 +89,30 @@ inline void sin_cos_vjp(double x, double *s, double *c, double *d_x,
 
 namespace calls {
 
+// A callee that overwrites two local arrays of its caller, called in a
+// loop: the caller saves both before each call and restores them, in the
+// opposite order, after the call's adjoint.
+static void mix(const double *w, double *a, double *b, int n) {
+  for (int i = 0; i < n; ++i) {
+    double t = a[i];
+    a[i] = t * w[i] + b[i];
+    b[i] = b[i] * t - w[i];
+  }
+}
+[[fluxion::grad]] double two_arrays(const double *w) {
+  double a[3], b[3];
+  for (int i = 0; i < 3; ++i) {
+    a[i] = 1 + i * w[i];
+    b[i] = w[i] * w[i] - 1;
+  }
+  double s = 0;
+  for (int t = 1; t <= 3; ++t) {
+    mix(w, a, b, 3);
+    s += a[0] * b[1] + a[2] * a[2] * t + b[2];
+  }
+  return s;
+}
+
 // A callee with a body and an int parameter.
 double scaled_sq(double x, double w, int k) { return k * w * x * x; }
 
@@ -272,6 +296,15 @@ TEST(Calls, RecursionOverArray) {
     if (k + 1 < n)
       chain *= -1 / (t[k + 1] * t[k + 1]);
   }
+}
+
+TEST(Calls, CalleeOverwritesTwoLocalArraysInALoop) {
+  auto f = [](const double *v) { return calls::two_arrays(v); };
+  auto g = [](const double *v, double *d) {
+    return calls::two_arrays_grad(v, d);
+  };
+  nt::check_gradient<double>(f, g, {0.5, 0.9, -0.7});
+  nt::check_gradient<double>(f, g, {-0.6, 0.3, 0.8});
 }
 
 TEST(Calls, CalleeWritesOutputArray) {
