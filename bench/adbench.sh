@@ -6,7 +6,7 @@
 # plugin, and writes the ADBench section of bench/RESULTS.md.
 #   bench/adbench.sh [--quick] [extra Google Benchmark flags]
 # --quick: GMM with n = 100 points, one size of the other problems (about
-# two minutes instead of about five on two cores). The program cross-checks
+# 2.5 minutes instead of about five on two cores). The program cross-checks
 # every method's derivatives before timing; a mismatch stops the script.
 set -euo pipefail
 

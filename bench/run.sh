@@ -8,7 +8,7 @@
 #   bench/run.sh [--quick] [extra flags for fluxion_hvp_bench,
 #                           e.g. --benchmark_filter=rosen]
 # --quick is passed to bench/adbench.sh (smaller sizes). The whole run takes
-# about six minutes on two cores (about two with --quick).
+# about six minutes on two cores (about three with --quick).
 set -euo pipefail
 
 quick=()
