@@ -8,7 +8,6 @@ The section lies between the markers <!-- adbench:begin --> and
 <!-- adbench:end -->; the rest of RESULTS.md is left alone. Times are the
 median CPU time of the repetitions; ratios are ratios of medians.
 """
-import datetime
 import json
 import math
 import os
@@ -205,7 +204,7 @@ def main():
              "Every method's derivatives were compared at every size before "
              "anything was timed (relative tolerance 1e-10 between the AD "
              "methods, 1e-5 against central differences).\n")
-    L.append(f"- date: {datetime.datetime.now(datetime.timezone.utc).strftime('%Y-%m-%d %H:%M UTC')}; "
+    L.append(f"- date of the run: {ctx.get('date', '?')}; "
              f"mode: {ctx.get('adbench_mode', '?')}")
     L.append(f"- machine: {cpu}, nproc = {os.cpu_count()}, {platform.system()} {platform.release()}; "
              f"load average when the run started: {os.environ.get('ADBENCH_LOAD', '?')}")
@@ -237,7 +236,10 @@ def main():
              "weight residuals)\n")
     L += bl
     L.append("\nn cameras, m points, p observations (ADBench's ba1, ba3, ba8); "
-             "FD on ba1 only.\n")
+             "FD on ba1 only. ADOL-C tapes the residual function of one "
+             "observation once per Jacobian (one tape per branch of the Rodrigues "
+             "formula) and evaluates it for every observation (zero-order forward, "
+             "then a reverse sweep with both residuals as seeds).\n")
 
     ll, lrows = derivative_table(med, counters, "lstm", "`f_grad`", [], True)
     L.append("### LSTM loss, gradient with respect to the main and extra parameters\n")
