@@ -1,8 +1,21 @@
 #!/usr/bin/env bash
 # Configures a Release tree with the benchmarks (build-bench), builds and runs
-# them, and writes the median cost ratios to bench/RESULTS.md.
-#   bench/run.sh [extra benchmark flags, e.g. --benchmark_filter=rosen]
+# them, and writes the median cost ratios to bench/RESULTS.md:
+#   - fluxion_hvp_bench: f_jvp, f_grad, f_hvp against the primal;
+#   - the ADBench suite (bench/adbench.sh): GMM, bundle adjustment, LSTM and
+#     a long loop, Fluxion against hand-written adjoints, ADOL-C and finite
+#     differences, plus the plugin's compile-time overhead.
+#   bench/run.sh [--quick] [extra flags for fluxion_hvp_bench,
+#                           e.g. --benchmark_filter=rosen]
+# --quick is passed to bench/adbench.sh (smaller sizes). The whole run takes
+# about six minutes on two cores (about three with --quick).
 set -euo pipefail
+
+quick=()
+if [[ "${1:-}" == "--quick" ]]; then
+  quick=(--quick)
+  shift
+fi
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build="${FLUXION_BENCH_BUILD_DIR:-$root/build-bench}"
@@ -37,8 +50,8 @@ for b in doc["benchmarks"]:
 fns = sorted({k.split("/")[0] for k in med}, key=lambda f: ["rosen", "sinexp"].index(f) if f in ("rosen", "sinexp") else 99)
 desc = {"rosen": "extended Rosenbrock, sum 100(x[i+1]-x[i]^2)^2 + (1-x[i])^2",
         "sinexp": "sum sin(x[i]) exp(0.1 x[i+1]) + 0.5 x[i] x[i+1]"}
-L = []
-L.append("# Benchmark results: cost of generated derivatives\n")
+L = ["<!-- hvp:begin -->"]
+L.append("## Cost of generated derivatives (f_jvp, f_grad, f_hvp)\n")
 L.append("Written by `bench/run.sh` from `fluxion_hvp_bench` (`bench/hvp_bench.cpp`):")
 L.append("functions of n = 10^4 inputs behind a runtime-length pointer, 10 repetitions")
 L.append("per benchmark, **median CPU time** of the repetitions. Ratios are of medians.\n")
@@ -62,6 +75,18 @@ for f in fns:
 L.append("")
 L.append("Expected orders (docs/modes.md): f_jvp ~ c * primal with c around 1.5-3,")
 L.append("f_grad ~ c * primal plus the tape, f_hvp ~ c * f_grad with c around 2.")
-open(out, "w").write("\n".join(L) + "\n")
-print(open(out).read())
+L.append("<!-- hvp:end -->")
+section = "\n".join(L)
+begin, end = "<!-- hvp:begin -->", "<!-- hvp:end -->"
+import os
+text = open(out).read() if os.path.exists(out) else ""
+if begin in text and end in text:
+    text = text[:text.index(begin)] + section + text[text.index(end) + len(end):]
+else:
+    text = ("# Benchmark results\n\nWritten by `bench/run.sh`; each section "
+            "says which program it comes from.\n\n" + section + "\n")
+open(out, "w").write(text)
+print(section)
 PY
+
+"$root/bench/adbench.sh" "${quick[@]}"

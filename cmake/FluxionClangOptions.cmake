@@ -22,3 +22,16 @@ function(fluxion_add_plugin_executable name)
   set_property(SOURCE ${ARG_SOURCES} APPEND PROPERTY
     OBJECT_DEPENDS "${CMAKE_BINARY_DIR}/lib/FluxionPlugin.so")
 endfunction()
+
+# Compiles SOURCES with clang++ and the Fluxion plugin into an object library,
+# for programs that mix plugin-compiled and ordinary sources.
+function(fluxion_add_plugin_objects name)
+  cmake_parse_arguments(ARG "" "" "SOURCES;FLAGS" ${ARGN})
+  add_library(${name} OBJECT ${ARG_SOURCES})
+  target_link_libraries(${name} PRIVATE fluxion_runtime)
+  target_compile_options(${name} PRIVATE
+    "-fplugin=$<TARGET_FILE:FluxionPlugin>" ${ARG_FLAGS})
+  add_dependencies(${name} FluxionPlugin)
+  set_property(SOURCE ${ARG_SOURCES} APPEND PROPERTY
+    OBJECT_DEPENDS "${CMAKE_BINARY_DIR}/lib/FluxionPlugin.so")
+endfunction()

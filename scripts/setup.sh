@@ -5,7 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 packages=(clang-19 libclang-19-dev llvm-19-dev llvm-19-tools libeigen3-dev
-          libgtest-dev libbenchmark-dev cmake ninja-build python3 g++)
+          libgtest-dev libbenchmark-dev libadolc-dev cmake ninja-build python3 g++)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -1,0 +1,197 @@
+#include "checks.hpp"
+#include "common.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <vector>
+
+namespace adbench {
+
+static bool check_value(const std::string &what, double a, const char *na,
+                        double b, const char *nb) {
+  return check(what + " value", {a}, na, {b}, nb, 1e-12);
+}
+
+std::vector<double> gmm_fd_gradient(const GmmInput &in,
+                                    std::vector<double> &params) {
+  const int k = in.k, d = in.d;
+  return central_differences(
+      [&](const std::vector<double> &p) {
+        return gmm_objective(d, k, in.n, p.data(), p.data() + k,
+                             p.data() + k + k * d, in.x.data(), in.gamma, in.m);
+      },
+      params);
+}
+
+bool check_gmm(const std::string &name, const GmmInput &in, bool fd) {
+  const int k = in.k, d = in.d, n = in.n;
+  std::vector<double> p = in.params();
+  const std::size_t np = p.size();
+  const double *alphas = p.data(), *means = alphas + k, *icf = means + k * d;
+  std::vector<double> gf(np, 0.0), gm(np, 0.0);
+  double vp =
+      gmm_objective(d, k, n, alphas, means, icf, in.x.data(), in.gamma, in.m);
+  double vf =
+      gmm_objective_grad(d, k, n, alphas, means, icf, in.x.data(), in.gamma,
+                         in.m, gf.data(), gf.data() + k, gf.data() + k + k * d);
+  double vm =
+      gmm_manual_grad(d, k, n, alphas, means, icf, in.x.data(), in.gamma, in.m,
+                      gm.data(), gm.data() + k, gm.data() + k + k * d);
+  bool ok = check_value(name, vf, "fluxion", vp, "primal");
+  ok &= check_value(name, vm, "manual", vp, "primal");
+  ok &= check(name, gf, "fluxion", gm, "manual", AdTol);
+#ifdef FLUXION_ADBENCH_ADOLC
+  std::vector<double> ga(np), gr(np);
+  double va = gmm_adolc_tape_and_gradient(in, GmmTag, ga.data());
+  gmm_adolc_gradient(GmmTag, p, gr.data());
+  ok &= check_value(name, va, "adolc", vp, "primal");
+  ok &= check(name, ga, "adolc", gm, "manual", AdTol);
+  ok &= check(name, gr, "adolc-tape", gm, "manual", AdTol);
+#endif
+  if (fd)
+    ok &= check(name, gmm_fd_gradient(in, p), "fd", gm, "manual", FdTol);
+  return ok;
+}
+
+void ba_fd_block(const BaInput &in, int i, double *block) {
+  double x[BaBlockCols];
+  const double *cam = &in.cams[BaCamSize * in.obs[2 * i]];
+  const double *X = &in.X[3 * in.obs[2 * i + 1]];
+  for (int j = 0; j < BaCamSize; ++j)
+    x[j] = cam[j];
+  for (int j = 0; j < 3; ++j)
+    x[BaCamSize + j] = X[j];
+  x[BaCamSize + 3] = in.w[i];
+  const double *feat = &in.feats[2 * i];
+  for (int j = 0; j < BaBlockCols; ++j) {
+    double xj = x[j], h = 1e-6 * std::fmax(1.0, std::fabs(xj)), up[2], dn[2];
+    x[j] = xj + h;
+    ba_residual(x, x + BaCamSize, x[BaCamSize + 3], feat, up);
+    x[j] = xj - h;
+    ba_residual(x, x + BaCamSize, x[BaCamSize + 3], feat, dn);
+    x[j] = xj;
+    block[j] = (up[0] - dn[0]) / (2 * h);
+    block[BaBlockCols + j] = (up[1] - dn[1]) / (2 * h);
+  }
+}
+
+bool check_ba(const std::string &name, const BaInput &in, int fd_observations) {
+  const int p = in.p;
+  std::vector<double> e0(2 * p), w0(p), ef(2 * p), wf(p), em(2 * p), wm(p);
+  BaJacobian Jf, Jm;
+  Jf.resize(p);
+  Jm.resize(p);
+  ba_objective(in, e0.data(), w0.data());
+  ba_fluxion_jacobian(in, ef.data(), wf.data(), Jf);
+  ba_manual_jacobian(in, em.data(), wm.data(), Jm);
+  bool ok = check(name + " residuals", ef, "fluxion", e0, "primal", 1e-14);
+  ok &= check(name + " residuals", em, "manual", e0, "primal", 1e-14);
+  ok &= check(name + " weight res.", wf, "fluxion", w0, "primal", 1e-14);
+  ok &= check(name + " weight res.", wm, "manual", w0, "primal", 1e-14);
+  ok &= check(name + " Jacobian", Jf.flat(), "fluxion", Jm.flat(), "manual",
+              AdTol);
+#ifdef FLUXION_ADBENCH_ADOLC
+  std::vector<double> ea(2 * p), wa(p);
+  BaJacobian Ja;
+  Ja.resize(p);
+  ba_adolc_jacobian(in, ea.data(), wa.data(), Ja);
+  ok &= check(name + " residuals", ea, "adolc", e0, "primal", 1e-14);
+  ok &=
+      check(name + " Jacobian", Ja.flat(), "adolc", Jm.flat(), "manual", AdTol);
+#endif
+  if (fd_observations > 0) {
+    const int nobs = fd_observations < p ? fd_observations : p;
+    std::vector<double> fdJ(2 * BaBlockCols * nobs), mJ(2 * BaBlockCols * nobs),
+        fdW(nobs), mW(nobs);
+    for (int i = 0; i < nobs; ++i) {
+      ba_fd_block(in, i, &fdJ[2 * BaBlockCols * i]);
+      for (int j = 0; j < 2 * BaBlockCols; ++j)
+        mJ[2 * BaBlockCols * i + j] = Jm.reproj[2 * BaBlockCols * i + j];
+      double h = 1e-6 * std::fmax(1.0, std::fabs(in.w[i]));
+      fdW[i] = ((1 - (in.w[i] + h) * (in.w[i] + h)) -
+                (1 - (in.w[i] - h) * (in.w[i] - h))) /
+               (2 * h);
+      mW[i] = Jm.weight[i];
+    }
+    ok &= check(name + " Jacobian", fdJ, "fd", mJ, "manual", FdTol);
+    ok &= check(name + " weight Jac.", fdW, "fd", mW, "manual", FdTol);
+  }
+  return ok;
+}
+
+std::vector<double> lstm_fd_gradient(const LstmInput &in,
+                                     std::vector<double> &params) {
+  const std::size_t nm = in.main_params.size();
+  return central_differences(
+      [&](const std::vector<double> &p) {
+        return lstm_objective(in.l, in.c, in.b, p.data(), p.data() + nm,
+                              in.state.data(), in.sequence.data());
+      },
+      params);
+}
+
+bool check_lstm(const std::string &name, const LstmInput &in, bool fd) {
+  std::vector<double> p = in.params();
+  const std::size_t np = p.size(), nm = in.main_params.size();
+  std::vector<double> gf(np, 0.0), gm(np, 0.0);
+  double vp = lstm_objective(in.l, in.c, in.b, p.data(), p.data() + nm,
+                             in.state.data(), in.sequence.data());
+  double vf = lstm_objective_grad(in.l, in.c, in.b, p.data(), p.data() + nm,
+                                  in.state.data(), in.sequence.data(),
+                                  gf.data(), gf.data() + nm);
+  double vm = lstm_manual_grad(in.l, in.c, in.b, p.data(), p.data() + nm,
+                               in.state.data(), in.sequence.data(), gm.data(),
+                               gm.data() + nm);
+  bool ok = check_value(name, vf, "fluxion", vp, "primal");
+  ok &= check_value(name, vm, "manual", vp, "primal");
+  ok &= check(name, gf, "fluxion", gm, "manual", AdTol);
+#ifdef FLUXION_ADBENCH_ADOLC
+  std::vector<double> ga(np), gr(np);
+  double va = lstm_adolc_tape_and_gradient(in, LstmTag, ga.data());
+  lstm_adolc_gradient(LstmTag, p, gr.data());
+  ok &= check_value(name, va, "adolc", vp, "primal");
+  ok &= check(name, ga, "adolc", gm, "manual", AdTol);
+  ok &= check(name, gr, "adolc-tape", gm, "manual", AdTol);
+#endif
+  if (fd)
+    ok &= check(name, lstm_fd_gradient(in, p), "fd", gm, "manual", FdTol);
+  return ok;
+}
+
+std::vector<double> burgers_fd_gradient(const BurgersInput &in,
+                                        std::vector<double> &params) {
+  return central_differences(
+      [&](const std::vector<double> &p) {
+        return burgers_loss(p.data(), in.n, in.steps, p[in.n], in.dt, in.dx);
+      },
+      params);
+}
+
+bool check_burgers(const std::string &name, const BurgersInput &in, bool fd) {
+  const int n = in.n;
+  std::vector<double> gf(n + 1, 0.0), gm(n + 1, 0.0);
+  std::size_t stored = 0;
+  double vp = burgers_loss(in.u0.data(), n, in.steps, in.nu, in.dt, in.dx);
+  double vf = burgers_loss_grad(in.u0.data(), n, in.steps, in.nu, in.dt, in.dx,
+                                gf.data(), &gf[n]);
+  double vm = burgers_manual_grad(in.u0.data(), n, in.steps, in.nu, in.dt,
+                                  in.dx, gm.data(), &gm[n], &stored);
+  bool ok = check_value(name, vf, "fluxion", vp, "primal");
+  ok &= check_value(name, vm, "manual", vp, "primal");
+  ok &= check(name, gf, "fluxion", gm, "manual", AdTol);
+#ifdef FLUXION_ADBENCH_ADOLC
+  std::vector<double> ga(n + 1);
+  double va =
+      burgers_adolc_tape_and_gradient(in, BurgersTag, ga.data(), &stored);
+  ok &= check_value(name, va, "adolc", vp, "primal");
+  ok &= check(name, ga, "adolc", gm, "manual", AdTol);
+#endif
+  if (fd) {
+    std::vector<double> p(in.u0);
+    p.push_back(in.nu);
+    ok &= check(name, burgers_fd_gradient(in, p), "fd", gm, "manual", FdTol);
+  }
+  return ok;
+}
+
+} // namespace adbench
