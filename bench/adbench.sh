@@ -10,8 +10,7 @@
 # every method's derivatives before timing; a mismatch stops the script.
 set -euo pipefail
 
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-build="${FLUXION_BENCH_BUILD_DIR:-$root/build-bench}"
+source "$(dirname "${BASH_SOURCE[0]}")/build-target.sh"
 out="$root/bench/RESULTS.md"
 
 quick=()
@@ -20,16 +19,7 @@ if [[ "${1:-}" == "--quick" ]]; then
   shift
 fi
 
-generator=()
-command -v ninja >/dev/null && generator=(-G Ninja)
-if [[ ! -f "$build/CMakeCache.txt" ]]; then
-  cmake -S "$root" -B "$build" "${generator[@]}" \
-    -DCMAKE_CXX_COMPILER="${CXX:-clang++-19}" \
-    -DFLUXION_BUILD_BENCH=ON -DCMAKE_BUILD_TYPE=Release
-else
-  cmake "$build" -DFLUXION_BUILD_BENCH=ON -DCMAKE_BUILD_TYPE=Release >/dev/null
-fi
-cmake --build "$build" --target fluxion_adbench_bench -j "$(nproc)"
+fluxion_bench_build fluxion_adbench_bench
 
 export ADBENCH_LOAD="$(cut -d' ' -f1-3 /proc/loadavg)"
 export ADBENCH_REPS=5

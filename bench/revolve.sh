@@ -6,21 +6,11 @@
 #   bench/revolve.sh [extra benchmark flags, e.g. --benchmark_filter=/10000/]
 set -euo pipefail
 
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-build="${FLUXION_BENCH_BUILD_DIR:-$root/build-bench}"
+source "$(dirname "${BASH_SOURCE[0]}")/build-target.sh"
 out="$root/bench/RESULTS-revolve.md"
 json="$build/revolve_bench.json"
 
-generator=()
-command -v ninja >/dev/null && generator=(-G Ninja)
-if [[ ! -f "$build/CMakeCache.txt" ]]; then
-  cmake -S "$root" -B "$build" "${generator[@]}" \
-    -DCMAKE_CXX_COMPILER="${CXX:-clang++-19}" \
-    -DFLUXION_BUILD_BENCH=ON -DCMAKE_BUILD_TYPE=Release
-else
-  cmake "$build" -DFLUXION_BUILD_BENCH=ON -DCMAKE_BUILD_TYPE=Release
-fi
-cmake --build "$build" --target fluxion_revolve_bench -j "$(nproc)"
+fluxion_bench_build fluxion_revolve_bench
 
 "$build/bin/fluxion_revolve_bench" --benchmark_out="$json" \
   --benchmark_out_format=json "$@"
