@@ -425,6 +425,8 @@ Differentiator::reverseOf(const ir::Expr &Call, llvm::ArrayRef<bool> ArgActive,
     if (!D.Logged)
       return std::nullopt;
   }
+  for (unsigned I = 0; I < Callee->getNumParams(); ++I)
+    D.ReadExtents.push_back(pointerReadExtent(Callee, I));
   return D;
 }
 

@@ -327,6 +327,15 @@ Stmt *Emitter::stmt(const ir::Stmt &St) {
     Expr *V = expr(*St.RHS);
     return V ? tapeCall(St.V, "push", {V}) : nullptr;
   }
+  case StmtKind::PushRange:
+  case StmtKind::PopRange: {
+    bool Push = St.K == StmtKind::PushRange;
+    Expr *First = expr(Push ? *St.RHS : *St.LHS);
+    Expr *Count = First ? expr(*St.Cond) : nullptr;
+    if (!Count)
+      return nullptr;
+    return tapeCall(St.V, Push ? "push_range" : "pop_range", {First, Count});
+  }
   case StmtKind::Decl: {
     VarDecl *VD = declare(St.V);
     if (St.RHS) {

@@ -288,6 +288,22 @@ StmtP push(Var *Tape, ExprP Value) {
   return S;
 }
 
+StmtP pushRange(Var *Tape, ExprP First, ExprP Count) {
+  auto S = std::make_unique<Stmt>(StmtKind::PushRange);
+  S->V = Tape;
+  S->RHS = std::move(First);
+  S->Cond = std::move(Count);
+  return S;
+}
+
+StmtP popRange(Var *Tape, ExprP First, ExprP Count) {
+  auto S = std::make_unique<Stmt>(StmtKind::PopRange);
+  S->V = Tape;
+  S->LHS = std::move(First);
+  S->Cond = std::move(Count);
+  return S;
+}
+
 StmtP block(Block Body) {
   auto S = std::make_unique<Stmt>(StmtKind::Block);
   S->Then = std::move(Body);
@@ -514,6 +530,15 @@ void print(const Block &B, llvm::raw_ostream &OS, unsigned Indent) {
     case StmtKind::Push:
       OS << S.V->Name << ".push(";
       print(*S.RHS, OS);
+      OS << ");\n";
+      break;
+    case StmtKind::PushRange:
+    case StmtKind::PopRange:
+      OS << S.V->Name
+         << (S.K == StmtKind::PushRange ? ".push_range(" : ".pop_range(");
+      print(S.K == StmtKind::PushRange ? *S.RHS : *S.LHS, OS);
+      OS << ", ";
+      print(*S.Cond, OS);
       OS << ");\n";
       break;
     case StmtKind::Return:

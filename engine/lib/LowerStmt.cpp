@@ -643,8 +643,22 @@ bool FunctionLowering::lowerFor(const ForStmt *S, Block &Out) {
         << "for with a condition variable";
     return false;
   }
-  return lowerLoop(S->getCond(), S->getBody(), S->getInc(), true,
-                   S->getForLoc(), Out);
+  // An integer the for-init declares: no code outside the loop can read it.
+  Var *Counter = nullptr;
+  const auto *Init = dyn_cast_or_null<DeclStmt>(S->getInit());
+  const auto *VD = Init && Init->isSingleDecl()
+                       ? dyn_cast<VarDecl>(Init->getSingleDecl())
+                       : nullptr;
+  if (VD && VD->getType()->isIntegerType() && !Out.empty() &&
+      Out.back()->K == StmtKind::Assign && Out.back()->IsInit &&
+      Out.back()->LHS->K == ExprKind::VarRef &&
+      Out.back()->LHS->V->Origin == VD)
+    Counter = Out.back()->LHS->V;
+  if (!lowerLoop(S->getCond(), S->getBody(), S->getInc(), true,
+                 S->getForLoc(), Out))
+    return false;
+  Out.back()->V = Counter;
+  return true;
 }
 
 bool FunctionLowering::lowerWhile(const WhileStmt *S, Block &Out) {

@@ -18,6 +18,10 @@ ReverseBuilder::ReverseBuilder(Function &F, ASTContext &Ctx,
       Diags(Diags), Adjoints(Adjoints) {
   for (auto &KV : Adjoints)
     Generated.insert(KV.second);
+  forEachExpr(F.Body, [&](const Expr &E) {
+    if (E.K == ExprKind::AddrOf)
+      AddressTaken.insert(E.rootVar());
+  });
 }
 
 std::optional<AdjointParts> ReverseBuilder::build() {
@@ -28,24 +32,34 @@ std::optional<AdjointParts> ReverseBuilder::build() {
   auto SavedAdjoints = Adjoints;
   for (unsigned Round = 0;; ++Round) {
     ReadLater.clear();
+    RangeRefs.clear();
     Sweeps S;
     if (!stmts(F.Body, S))
       return std::nullopt;
-    llvm::DenseSet<const Var *> Reads;
+    llvm::DenseMap<const Var *, unsigned> Reads;
     forEachExpr(S.Rev, [&](const Expr &E) {
       if (E.K == ExprKind::VarRef && !Generated.count(E.V) &&
           E.V->K != Var::Kind::Global)
-        Reads.insert(E.V);
+        ++Reads[E.V];
     });
     bool Grew = false;
-    for (const Var *V : Reads)
+    for (const auto &[V, Count] : Reads) {
       Grew |= Needed.insert(V).second;
+      if (Count > RangeRefs.lookup(V))
+        Grew |= NeededAtWrites.insert(V).second;
+    }
     if (!Grew || Round == 16) {
       AdjointParts Parts;
       Parts.Forward = std::move(S.Fwd);
       Parts.Reverse = std::move(S.Rev);
+      // A counted loop's reverse sets its counter before reading it, and
+      // saved ranges are popped before they are read.
+      llvm::DenseSet<const Var *> Counters;
+      for (const auto &KV : Counted)
+        Counters.insert(KV.second.Counter);
       for (Var *V : F.Locals)
-        if (Needed.count(V) && !Generated.count(V))
+        if (NeededAtWrites.count(V) && !Generated.count(V) &&
+            !Counters.count(V))
           Parts.EndState.push_back(V);
       for (Var *P : F.Params)
         if (Needed.count(P) && !Assignments.isConstant(P) && !P->isPointer())
@@ -59,6 +73,8 @@ std::optional<AdjointParts> ReverseBuilder::build() {
     F.Locals.resize(Locals);
     Adjoints = SavedAdjoints;
     Tapes.clear();
+    Counted.clear();
+    CounterInits.clear();
   }
 }
 
@@ -107,8 +123,9 @@ Var *ReverseBuilder::tapeFor(QualType T) {
 }
 
 bool ReverseBuilder::needsRecording(const Var *V) const {
-  return mustRestore(V) || (V && V->K != Var::Kind::Global &&
-                            Needed.count(V) && !Assignments.isConstant(V));
+  return mustRestore(V) ||
+         (V && V->K != Var::Kind::Global && NeededAtWrites.count(V) &&
+          !Assignments.isConstant(V));
 }
 
 bool ReverseBuilder::mustRestore(const Var *V) const {
@@ -155,6 +172,11 @@ bool ReverseBuilder::recomputable(const Expr &Cond) const {
 bool ReverseBuilder::stmts(const Block &B, Sweeps &Out) {
   std::vector<Block> Parts;
   bool OK = true;
+  for (size_t I = 0; I + 1 < B.size(); ++I)
+    if (auto L = countedFor(*B[I], *B[I + 1])) {
+      Counted[B[I + 1].get()] = *L;
+      CounterInits.insert(B[I].get());
+    }
   for (const StmtP &S : B) {
     Sweeps Sub;
     OK &= stmt(*S, Sub);
@@ -244,7 +266,7 @@ bool ReverseBuilder::assignment(const ir::Stmt &S, Sweeps &Out) {
   // A declaration's initialiser outside loops overwrites nothing readable.
   bool FirstWrite =
       !mustRestore(Root) &&
-      ((S.IsInit && LoopDepth == 0) ||
+      ((S.IsInit && LoopDepth == 0) || CounterInits.count(&S) ||
        (firstTouch(Root) && !mentions(*S.RHS, Root) &&
         !mentions(*S.LHS, Root, /*Skip=*/true)));
   if (!FirstWrite && needsRecording(Root)) {
@@ -432,8 +454,12 @@ bool ReverseBuilder::callSite(const ir::Stmt &S, Sweeps &Out) {
   } else {
     Store(call(D->Forward, C.Ops, C.Ty, C.Loc));
   }
+  Block RangeReload;
+  saveReadRanges(C, *D, Out, RangeReload);
 
   Block &Rev = Out.Rev;
+  for (StmtP &R : RangeReload)
+    Rev.push_back(std::move(R));
   for (StmtP &R : RestoreResult)
     Rev.push_back(std::move(R));
   for (StmtP &R : Reload)
@@ -492,6 +518,67 @@ bool ReverseBuilder::callSite(const ir::Stmt &S, Sweeps &Out) {
   return true;
 }
 
+/// Number of references to V in E.
+static unsigned countRefs(const Expr &E, const Var *V) {
+  unsigned N = 0;
+  forEachExpr(E, [&](const Expr &Sub) {
+    N += Sub.K == ExprKind::VarRef && Sub.V == V;
+  });
+  return N;
+}
+
+/// The pointer A without the casts that only added const (the argument to
+/// a const T* parameter), so that a range can be popped back through it.
+static ExprP writablePointer(ExprP A) {
+  while (A->K == ExprKind::Cast && A->Ty->getPointeeType().isConstQualified() &&
+         A->Ops[0]->Ty->isPointerType())
+    A = A->Ops[0];
+  return A->Ty->isPointerType() && !A->Ty->getPointeeType().isConstQualified()
+             ? A
+             : nullptr;
+}
+
+void ReverseBuilder::saveReadRanges(const Expr &C, const CallDerivative &D,
+                                    Sweeps &Out, Block &Reload) {
+  // Second order differentiates this code; the tangent builder follows
+  // single recordings only.
+  if (!Oracle.checkpointsEnabled() || D.Logged || !D.Residual.isNull())
+    return;
+  for (unsigned I = 0; I < C.Ops.size() && I < D.ReadExtents.size(); ++I) {
+    const std::optional<ReadExtent> &Extent = D.ReadExtents[I];
+    const ExprP &A = C.Ops[I];
+    Var *Root = A->rootVar();
+    // Only local arrays: memory behind a pointer is the caller's, which
+    // may expect it back (RestorePointerParams), and a scalar is cheap.
+    if (!Extent || Extent->CountParam >= C.Ops.size() || !Root ||
+        Root->K != Var::Kind::Local || !Root->isArray() ||
+        Generated.count(Root) || NeededAtWrites.count(Root) ||
+        Assignments.isConstant(Root))
+      continue;
+    QualType Elem = A->Ty->getPointeeType().getUnqualifiedType();
+    ExprP First = writablePointer(A);
+    ExprP Count = C.Ops[Extent->CountParam];
+    bool Simple = true;
+    forEachExpr(*Count, [&](const Expr &E) {
+      Simple &= E.K != ExprKind::Call && E.K != ExprKind::Pop;
+    });
+    if (!First || !Elem->isScalarType() || !Simple ||
+        !Count->Ty->isIntegerType())
+      continue;
+    if (Extent->MinCount > 0) {
+      ExprP Min = intConst(Count->Ty, Extent->MinCount);
+      Count = cond(binary(BO_GT, Count, Min, Ctx.BoolTy), Count, Min,
+                   Count->Ty);
+    }
+    Var *Tape = tapeFor(Elem);
+    Out.Fwd.push_back(pushRange(Tape, First, Count));
+    // Pushed after the callee's own recordings, so popped before its
+    // reverse runs: it reads the values the array had at the call.
+    Reload.insert(Reload.begin(), popRange(Tape, First, Count));
+    RangeRefs[Root] += countRefs(*First, Root) + countRefs(*A, Root);
+  }
+}
+
 bool ReverseBuilder::ifStmt(const ir::Stmt &S, Sweeps &Out) {
   Sweeps Then, Else;
   bool OK = stmts(S.Then, Then);
@@ -527,6 +614,9 @@ bool ReverseBuilder::loop(const ir::Stmt &S, Sweeps &Out) {
     const_cast<ir::Stmt &>(S).Revolve = Spec;
     return OK;
   }
+  auto CL = Counted.find(&S);
+  if (CL != Counted.end())
+    return countedForSweeps(S, CL->second, Out);
   Sweeps Body;
   ++LoopDepth;
   bool OK = stmts(S.body(), Body);
@@ -558,6 +648,107 @@ bool ReverseBuilder::loop(const ir::Stmt &S, Sweeps &Out) {
   auto R = std::make_unique<ir::Stmt>(StmtKind::Repeat, S.Loc);
   R->V = Count;
   R->Cond = pop(Tape);
+  R->body() = std::move(Body.Rev);
+  Out.Rev.push_back(std::move(R));
+  return OK;
+}
+
+/// The loop bound E can be evaluated again in the reverse sweep: scalar
+/// locals and parameters the loop does not write (nor anything through
+/// their address), constants, arithmetic.
+static bool invariantBound(const Expr &E,
+                           const llvm::DenseSet<const Var *> &Written,
+                           const llvm::DenseSet<const Var *> &AddressTaken) {
+  bool OK = true;
+  forEachExpr(E, [&](const Expr &Sub) {
+    switch (Sub.K) {
+    case ExprKind::Const:
+    case ExprKind::Unary:
+    case ExprKind::Binary:
+    case ExprKind::Cast:
+      OK &= !Sub.Ty->isPointerType();
+      return;
+    case ExprKind::VarRef:
+      OK &= (Sub.V->K == Var::Kind::Param || Sub.V->K == Var::Kind::Local) &&
+            !Sub.V->isArray() && !Sub.V->isPointer() &&
+            !Written.count(Sub.V) && !AddressTaken.count(Sub.V);
+      return;
+    default:
+      OK = false;
+    }
+  });
+  return OK;
+}
+
+std::optional<ReverseBuilder::CountedFor>
+ReverseBuilder::countedFor(const ir::Stmt &Init, const ir::Stmt &Loop) const {
+  Var *C = Loop.V;
+  if (Loop.K != StmtKind::Loop || !C || Loop.Revolve || !Loop.TestFirst ||
+      !Loop.inc().empty() || Loop.body().empty() ||
+      Init.K != StmtKind::Assign || Init.Op != BO_Assign ||
+      Init.LHS->K != ExprKind::VarRef || Init.LHS->V != C ||
+      AddressTaken.count(C))
+    return std::nullopt;
+  // The increment ends the body (jump elimination put it there).
+  const ir::Stmt &Inc = *Loop.body().back();
+  if (Inc.K != StmtKind::Assign)
+    return std::nullopt;
+  auto Step = inverseIncrement(Inc);
+  if (!Step || *Step != BO_Sub || Inc.LHS->V != C || !Inc.RHS->Ops[1]->isOne())
+    return std::nullopt;
+  // Nothing else in the loop writes C; collect what it writes.
+  llvm::DenseSet<const Var *> Written;
+  bool OtherWrite = false;
+  forEachStmt(Loop.body(), [&](const ir::Stmt &S) {
+    if (S.K == StmtKind::Decl)
+      Written.insert(S.V);
+    if (S.K == StmtKind::Assign && &S != &Inc) {
+      Written.insert(S.LHS->rootVar());
+      OtherWrite |= S.LHS->rootVar() == C;
+    }
+  });
+  if (OtherWrite)
+    return std::nullopt;
+  const Expr &Cond = *Loop.Cond;
+  if (Cond.K != ExprKind::Binary || (Cond.BOp != BO_LT && Cond.BOp != BO_LE))
+    return std::nullopt;
+  const Expr *L = Cond.Ops[0].get();
+  if (L->K == ExprKind::Cast)
+    L = L->Ops[0].get();
+  if (L->K != ExprKind::VarRef || L->V != C ||
+      !invariantBound(*Cond.Ops[1], Written, AddressTaken) ||
+      !invariantBound(*Init.RHS, Written, AddressTaken))
+    return std::nullopt;
+  CountedFor Result;
+  Result.Counter = C;
+  Result.Begin = Init.RHS;
+  Result.End = Cond.Ops[1];
+  Result.Inclusive = Cond.BOp == BO_LE;
+  return Result;
+}
+
+bool ReverseBuilder::countedForSweeps(const ir::Stmt &S, const CountedFor &CL,
+                                       Sweeps &Out) {
+  Sweeps Body;
+  ++LoopDepth;
+  bool OK = stmts(S.body(), Body);
+  --LoopDepth;
+  auto L = std::make_unique<ir::Stmt>(StmtKind::Loop, S.Loc);
+  L->Cond = S.Cond;
+  L->V = S.V;
+  L->body() = std::move(Body.Fwd);
+  Out.Fwd.push_back(std::move(L));
+  if (Body.Rev.empty())
+    return OK;
+  // c = End (+1); while (c > Begin) { c = c - 1; reverse of the body }: the
+  // body's reverse starts with that decrement (the increment's inverse).
+  QualType T = CL.Counter->Type;
+  ExprP Start = cast(T, CL.End);
+  if (CL.Inclusive)
+    Start = binary(BO_Add, Start, intConst(T, 1), T);
+  Out.Rev.push_back(assign(ref(CL.Counter), Start, BO_Assign, S.Loc));
+  auto R = std::make_unique<ir::Stmt>(StmtKind::Loop, S.Loc);
+  R->Cond = binary(BO_GT, ref(CL.Counter), cast(T, CL.Begin), Ctx.BoolTy);
   R->body() = std::move(Body.Rev);
   Out.Rev.push_back(std::move(R));
   return OK;

@@ -153,6 +153,12 @@ bool TangentBuilder::stmt(const ir::Stmt &S, Block &Out) {
     }
     return true;
   }
+  case StmtKind::PushRange:
+  case StmtKind::PopRange:
+    // The reverse builder saves ranges only for first-order code.
+    Diags.report(S.Loc, Diag::InternalError)
+        << "tangent of a saved range of memory";
+    return false;
   case StmtKind::Decl: {
     if (S.RHS && carriesTangent(S.V->Type) && Activity.isActive(S.V)) {
       ExprP T = tangent(*S.RHS);

@@ -3,6 +3,7 @@
 #include "fluxion/engine/Diagnostics.h"
 #include "fluxion/engine/Lowering.h"
 #include "fluxion/engine/Passes.h"
+#include "fluxion/engine/ReadExtent.h"
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Decl.h"
@@ -188,6 +189,78 @@ TEST(Assignments, ConstantMeansSetOnceOutsideLoops) {
   EXPECT_FALSE(A.isConstant(L.F->Params[1])); // y: reassigned
   EXPECT_FALSE(A.isConstant(var(*L.F, "twice")));
   EXPECT_FALSE(A.isConstant(var(*L.F, "looped")));
+}
+
+/// The read extent of parameter Param of the function Name in Code.
+std::optional<ReadExtent> extentIn(const std::string &Code, StringRef Name,
+                                   unsigned Param) {
+  auto AST = tooling::buildASTFromCodeWithArgs(Code, {"-std=c++17"});
+  for (Decl *D : AST->getASTContext().getTranslationUnitDecl()->decls())
+    if (auto *F = dyn_cast<FunctionDecl>(D))
+      if (F->getName() == Name && F->hasBody())
+        return pointerReadExtent(F, Param);
+  ADD_FAILURE() << "no function " << Name.str();
+  return std::nullopt;
+}
+
+TEST(ReadExtent, CountedLoopsOverAPointerToConst) {
+  auto E = extentIn(R"(
+    double f(int n, const double *v) {
+      double s = 0;
+      for (int i = 0; i < n; ++i) s += v[i] * v[i];
+      for (int i = 1; n > i; i++) s -= v[i];
+      return s;
+    })",
+                    "f", 1);
+  ASSERT_TRUE(E);
+  EXPECT_EQ(E->CountParam, 0u);
+  EXPECT_EQ(E->MinCount, 0);
+  // A constant index widens the extent (logsumexp's v[0]).
+  E = extentIn(R"(
+    double f(const double *v, int n) {
+      double m = v[0];
+      for (int i = 1; i < n; i += 1) m = v[i] > m ? v[i] : m;
+      return m + v[2];
+    })",
+               "f", 0);
+  ASSERT_TRUE(E);
+  EXPECT_EQ(E->CountParam, 1u);
+  EXPECT_EQ(E->MinCount, 3);
+}
+
+TEST(ReadExtent, UnknownWhenAnythingElseIsSeen) {
+  const char *Cases[] = {
+      // passed on, pointer arithmetic, index not a counter
+      "double g(int, const double *); "
+      "double f(int n, const double *v) { return g(n, v); }",
+      "double f(int n, const double *v) { return *(v + n); }",
+      "double f(int n, const double *v) { double s = 0; "
+      "for (int i = 0; i < n; ++i) s += v[i + 1]; return s; }",
+      // the counter or the bound changes in the body
+      "double f(int n, const double *v) { double s = 0; "
+      "for (int i = 0; i < n; ++i) { s += v[i]; ++i; } return s; }",
+      "double f(int n, const double *v) { double s = 0; "
+      "for (int i = 0; i < n; ++i) { s += v[i]; n = n - 1; } return s; }",
+      // <= reads one more; a negative start; two different bounds
+      "double f(int n, const double *v) { double s = 0; "
+      "for (int i = 0; i <= n; ++i) s += v[i]; return s; }",
+      "double f(int n, const double *v) { double s = 0; "
+      "for (int i = -1; i < n; ++i) s += v[i]; return s; }",
+      "double f(int n, const double *v, int m) { double s = 0; "
+      "for (int i = 0; i < n; ++i) s += v[i]; "
+      "for (int i = 0; i < m; ++i) s += v[i]; return s; }",
+      // the counter declared outside the for
+      "double f(int n, const double *v) { double s = 0; int i = 0; "
+      "for (; i < n; ++i) s += v[i]; return s; }",
+      // the counter's address taken
+      "void h(int *); double f(int n, const double *v) { double s = 0; "
+      "for (int i = 0; i < n; ++i) { h(&i); s += v[i]; } return s; }",
+      // not a pointer to const
+      "double f(int n, double *v) { double s = 0; "
+      "for (int i = 0; i < n; ++i) s += v[i]; return s; }",
+  };
+  for (const char *Code : Cases)
+    EXPECT_FALSE(extentIn(Code, "f", 1)) << Code;
 }
 
 } // namespace

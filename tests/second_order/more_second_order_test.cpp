@@ -147,7 +147,48 @@ static double weigh(double s, const double *w) {
   double w[4] = {x, y, x * y, 1.5};
   return weigh(x + y, w) * y;
 }
+// A local array updated in a counted loop and read only by a const-pointer
+// callee: the gradient saves its range at the call (first order only);
+// f_hessian records it at its writes, and both must agree.
+static double sumsq3(int n, const double *v) {
+  double s = 0;
+  for (int i = 0; i < n; ++i)
+    s += v[i] * v[i];
+  return s;
+}
+[[fluxion::hessian]] [[fluxion::grad]] double updatedThenRead(double x,
+                                                             double y) {
+  double xc[3] = {x, y, x * y};
+  double q[3];
+  double s = 0;
+  for (int t = 0; t < 2; ++t) {
+    for (int i = 0; i < 3; ++i)
+      q[i] = xc[i] * (t + 1);
+    for (int i = 0; i < 3; ++i)
+      for (int j = i + 1; j < 3; ++j)
+        q[j] += std::sin(xc[i]) * 0.5;
+    s += sumsq3(3, q);
+  }
+  return s;
+}
 } // namespace pr
+TEST(SecondDerivatives, RangeSavedAtCallInFirstOrderOnly) {
+  for (Vec x : {Vec{0.6, -0.4}, Vec{-0.3, 0.8}}) {
+    double H[4];
+    pr::updatedThenRead_hessian(x[0], x[1], H);
+    for (int j = 0; j < 2; ++j) {
+      auto g = [j](const Vec &v) {
+        double d[2] = {0, 0};
+        pr::updatedThenRead_grad(v[0], v[1], &d[0], &d[1]);
+        return d[j];
+      };
+      for (int i = 0; i < 2; ++i)
+        EXPECT_TRUE(so::close(H[j * 2 + i], so::fd_dir(g, x, so::unit(2, i)),
+                              1e-6))
+            << "H[" << j << "][" << i << "]";
+    }
+  }
+}
 TEST(SecondDerivatives, LocalArrayPassedToACallee) {
   for (Vec x : {Vec{0.6, -0.4}, Vec{-0.3, 0.8}}) {
     double H[4];

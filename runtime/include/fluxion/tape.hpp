@@ -10,8 +10,10 @@
 #ifndef FLUXION_TAPE_HPP
 #define FLUXION_TAPE_HPP
 
+#include <algorithm>
 #include <cassert>
 #include <cstddef>
+#include <cstring>
 #include <memory>
 #include <type_traits>
 #include <vector>
@@ -57,6 +59,34 @@ public:
   void pop_array(T *Values, std::size_t N) {
     for (std::size_t I = N; I > 0; --I)
       Values[I - 1] = pop();
+  }
+
+  /// Pushes the Count values from First on (none if Count <= 0): the part
+  /// of an array that a callee reads, saved once at the call instead of at
+  /// every write before it. pop_range gives them back in place.
+  void push_range(const T *First, long Count) {
+    while (Count > 0) {
+      if (Top == End)
+        nextChunk();
+      long N = std::min<long>(Count, End - Top);
+      std::memcpy(Top, First, N * sizeof(T));
+      Top += N;
+      First += N;
+      Count -= N;
+    }
+  }
+
+  void pop_range(T *First, long Count) {
+    if (Count > 0 && Top > Mark)
+      Mark = Top;
+    while (Count > 0) {
+      if (Top == Begin)
+        previousChunk();
+      long N = std::min<long>(Count, Top - Begin);
+      Top -= N;
+      Count -= N;
+      std::memcpy(First + Count, Top, N * sizeof(T));
+    }
   }
 
   /// The most recently pushed element.

@@ -1,6 +1,7 @@
 // A variable overwritten in a loop, whose old value the reverse sweep needs,
-// is pushed before it is overwritten and popped in the reverse loop; the
-// trip count is recorded too. A value never overwritten (a) is not pushed.
+// is pushed before it is overwritten and popped in the reverse loop (which
+// runs the counter back from its bound: no trip count is recorded). A value
+// never overwritten (a) is not pushed.
 // RUN: %clangxx %fluxion -Xclang -plugin-arg-fluxion -Xclang dump -fsyntax-only %s 2>&1 | %FileCheck %s
 #include <fluxion/fluxion.hpp>
 

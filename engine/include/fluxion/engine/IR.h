@@ -95,6 +95,8 @@ enum class StmtKind {
   Loop,     ///< while / do-while (TestFirst) with Cond; Inc runs after Body
   Repeat,   ///< for (V = Count; V > 0; --V) Body  (reverse sweep of a loop)
   Push,     ///< TapeVar.push(Value)
+  PushRange, ///< TapeVar.push_range(RHS, Cond): Cond elements from pointer RHS
+  PopRange,  ///< TapeVar.pop_range(LHS, Cond): gives them back, in place
   Return,   ///< return Value (only as the last statement after jump elimination)
   Break,    ///< removed by jump elimination
   Continue, ///< removed by jump elimination
@@ -126,7 +128,9 @@ struct Stmt {
   // Assign / Eval / Push / Return / Decl
   ExprP LHS, RHS;
   clang::BinaryOperatorKind Op = clang::BO_Assign;
-  Var *V = nullptr; ///< Decl: the variable; Push: the tape; Repeat: counter
+  /// Decl: the variable; Push: the tape; Repeat: counter; Loop: the integer
+  /// its `for` declares (read nowhere outside the loop), if any.
+  Var *V = nullptr;
   // If / Loop / Switch / Repeat
   ExprP Cond; ///< If/Loop condition, Switch subject, Repeat count
   Block Then, Else;  ///< If; Loop uses Then as body and Else as Inc
@@ -197,6 +201,10 @@ StmtP eval(ExprP E, clang::SourceLocation Loc = {});
 StmtP decl(Var *V, ExprP Init);
 StmtP ifStmt(ExprP Cond, Block Then, Block Else = {}, clang::SourceLocation Loc = {});
 StmtP push(Var *Tape, ExprP Value);
+/// Saves / restores Count elements starting at pointer First (Count <= 0:
+/// none); pop order is the reverse of push order, as for push/pop.
+StmtP pushRange(Var *Tape, ExprP First, ExprP Count);
+StmtP popRange(Var *Tape, ExprP First, ExprP Count);
 StmtP block(Block Body);
 /// Counter = 0; while (Counter < Count) { Body; Counter = Counter + 1; }
 Block countedLoop(clang::ASTContext &Ctx, Var *Counter, int64_t Count,

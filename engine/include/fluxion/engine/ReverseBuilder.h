@@ -9,7 +9,10 @@
 // What is recorded is decided by a to-be-recorded fixpoint: a variable is
 // recorded before an assignment only if the reverse sweep reads it and it is
 // not constant (assigned once, outside loops). Integer increments by a
-// constant are inverted instead of recorded.
+// constant are inverted instead of recorded. A local array that the reverse
+// sweep reads only through callees' const pointer parameters of known
+// extent is not recorded at its writes: the part each such call reads is
+// saved once, after the call.
 //
 //===----------------------------------------------------------------------===//
 #ifndef FLUXION_ENGINE_REVERSEBUILDER_H
@@ -18,6 +21,7 @@
 #include "fluxion/engine/Diagnostics.h"
 #include "fluxion/engine/IR.h"
 #include "fluxion/engine/Passes.h"
+#include "fluxion/engine/ReadExtent.h"
 
 #include <optional>
 
@@ -48,6 +52,9 @@ struct CallDerivative {
   /// A generated pair asked to give back, by the end of its reverse sweep,
   /// the memory it writes through its pointer parameters.
   bool RestoresMemory = false;
+  /// For each callee parameter: how much of it Reverse reads, when it is a
+  /// pointer to const whose extent is known (generated pairs only).
+  llvm::SmallVector<std::optional<ReadExtent>, 4> ReadExtents;
 };
 
 class DerivativeOracle {
@@ -107,8 +114,25 @@ private:
   bool stmt(const ir::Stmt &S, Sweeps &Out);
   bool assignment(const ir::Stmt &S, Sweeps &Out);
   bool callSite(const ir::Stmt &S, Sweeps &Out);
+  /// Saves, after the call, the ranges of local arrays that the callee's
+  /// reverse reads through const pointers, and gives them back before it.
+  void saveReadRanges(const ir::Expr &Call, const CallDerivative &D,
+                      Sweeps &Out, ir::Block &Reload);
   bool ifStmt(const ir::Stmt &S, Sweeps &Out);
   bool loop(const ir::Stmt &S, Sweeps &Out);
+  /// `c = Begin; while (c < End) { ...; c = c + 1; }` (or c <= End), c
+  /// the integer its `for` declares, changed only by that increment, and
+  /// bounds the loop does not change: the reverse sweep runs c back from
+  /// End to Begin, so neither c nor the trip count is recorded.
+  struct CountedFor {
+    ir::Var *Counter = nullptr;
+    ir::ExprP Begin, End;
+    bool Inclusive = false;
+  };
+  std::optional<CountedFor> countedFor(const ir::Stmt &Init,
+                                         const ir::Stmt &Loop) const;
+  bool countedForSweeps(const ir::Stmt &S, const CountedFor &L,
+                         Sweeps &Out);
   /// A loop under binomial checkpointing (RevolveLoop.cpp).
   bool revolveLoop(const ir::Stmt &S, const ir::RevolveSpec &Spec,
                    Sweeps &Out);
@@ -144,9 +168,21 @@ private:
   llvm::DenseMap<const clang::Type *, ir::Var *> Tapes;
   /// Variables the reverse sweep reads (grown to a fixpoint).
   llvm::DenseSet<const ir::Var *> Needed;
+  /// The subset read other than through saved call ranges: these are
+  /// recorded at their writes.
+  llvm::DenseSet<const ir::Var *> NeededAtWrites;
+  /// Per variable, its references in the reverse sweep that are saved
+  /// ranges (the pop and the callee's argument), not reads to record for.
+  llvm::DenseMap<const ir::Var *, unsigned> RangeRefs;
   /// Variables this builder created (adjoints, temporaries, counters).
   llvm::DenseSet<const ir::Var *> Generated;
   unsigned LoopDepth = 0;
+  /// Counted loops found by stmts(), and their counters' initialisations
+  /// (which record nothing).
+  llvm::DenseMap<const ir::Stmt *, CountedFor> Counted;
+  llvm::DenseSet<const ir::Stmt *> CounterInits;
+  /// Variables whose address is taken anywhere in the function.
+  llvm::DenseSet<const ir::Var *> AddressTaken;
   llvm::DenseSet<const ir::Var *> ReadLater;
 };
 
