@@ -177,8 +177,12 @@ PlacementRecorder::placeDeclaration(const PendingDeclaration &D) const {
 
 std::vector<Placement> PlacementRecorder::placements() const {
   std::vector<Placement> All;
+  // A function the engine declared but neither defined nor called (a pair
+  // an early to-be-recorded round asked for) is left out: g++ would warn
+  // about a static function never defined.
   for (const PendingDeclaration &D : Declarations)
-    All.push_back(placeDeclaration(D));
+    if (D.FD->isDefined() || D.FD->isReferenced())
+      All.push_back(placeDeclaration(D));
   All.insert(All.end(), Definitions.begin(), Definitions.end());
   std::sort(All.begin(), All.end(), [](const Placement &A, const Placement &B) {
     return std::make_pair(A.At.Offset, A.Order) <

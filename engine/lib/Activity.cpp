@@ -36,6 +36,11 @@ ActivityInfo::ActivityInfo(const Block &Body, llvm::ArrayRef<Var *> Params) {
           Mark(S.V);
         return;
       }
+      // Likewise a range restored from a tape.
+      if (S.K == StmtKind::PopRange) {
+        Mark(S.LHS->rootVar());
+        return;
+      }
       if (S.K != StmtKind::Assign)
         return;
       if (S.RHS->K == ExprKind::Call)

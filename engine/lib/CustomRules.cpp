@@ -226,10 +226,22 @@ Differentiator::findResidualRule(FunctionDecl *Callee, SourceLocation Loc,
     Types.push_back(P->getType().getUnqualifiedType());
   FunctionDecl *Fwd = nullptr;
   QualType Res;
+  // Candidates taking the callee's own parameter types go first: with
+  // overloads for float, double and long double, a double call must not
+  // get the float residual because double converts to float.
+  llvm::SmallVector<FunctionDecl *, 4> Exact, Others;
   for (NamedDecl *D : R) {
     auto *FD = dyn_cast<FunctionDecl>(D->getUnderlyingDecl());
     if (!FD || FD->getNumParams() != N + 1)
       continue;
+    bool Same = true;
+    for (unsigned I = 0; I < N; ++I)
+      Same &= Ctx.hasSameUnqualifiedType(
+          FD->getParamDecl(I)->getType().getNonReferenceType(), Types[I]);
+    (Same ? Exact : Others).push_back(FD);
+  }
+  Exact.append(Others.begin(), Others.end());
+  for (FunctionDecl *FD : Exact) {
     QualType Last = FD->getParamDecl(N)->getType();
     if (!Last->isLValueReferenceType() ||
         Last.getNonReferenceType().isConstQualified())
@@ -239,7 +251,10 @@ Differentiator::findResidualRule(FunctionDecl *Callee, SourceLocation Loc,
     WithRes.push_back(Candidate);
     llvm::SmallVector<bool, 8> LValue(N, false);
     LValue.push_back(true);
-    if (FunctionDecl *Best = resolve(S, R, WithRes, LValue, Loc)) {
+    FunctionDecl *Best = resolve(S, R, WithRes, LValue, Loc);
+    if (Best && Ctx.hasSameUnqualifiedType(
+                    Best->getParamDecl(N)->getType().getNonReferenceType(),
+                    Candidate)) {
       Fwd = Best;
       Res = Candidate;
       break;

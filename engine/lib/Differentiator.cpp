@@ -349,18 +349,10 @@ Differentiator::reverseOf(const ir::Expr &Call, llvm::ArrayRef<bool> ArgActive,
                           bool RestoreMemory) {
   FunctionDecl *Callee = Call.Callee;
   bool Failed = false;
-  if (FunctionDecl *Custom = findCustom(Callee, "_vjp", Call.Loc, &Failed)) {
-    CallDerivative D;
-    D.Forward = Callee;
-    D.Reverse = Custom;
-    for (ParmVarDecl *P : Callee->parameters())
-      D.AdjointSlot.push_back(isDifferentiableType(P->getType()));
-    return D;
-  }
-  if (Failed)
-    return std::nullopt;
-  // Residual rules keep state across the two sweeps, which the tangent
-  // builder cannot follow: second order uses the _vjp rule or the body.
+  // A residual rule comes first: it exists to avoid recomputing what the
+  // forward part computed (<cmath>'s exp reuses its result). It keeps state
+  // across the two sweeps, which the tangent builder cannot follow: second
+  // order uses the _vjp rule or the body.
   if (!SecondOrderMode) {
     if (auto Rule = findResidualRule(Callee, Call.Loc, Failed)) {
       CallDerivative D;
@@ -374,8 +366,21 @@ Differentiator::reverseOf(const ir::Expr &Call, llvm::ArrayRef<bool> ArgActive,
     if (Failed)
       return std::nullopt;
   }
+  if (FunctionDecl *Custom = findCustom(Callee, "_vjp", Call.Loc, &Failed)) {
+    CallDerivative D;
+    D.Forward = Callee;
+    D.Reverse = Custom;
+    for (ParmVarDecl *P : Callee->parameters())
+      D.AdjointSlot.push_back(isDifferentiableType(P->getType()));
+    return D;
+  }
+  if (Failed)
+    return std::nullopt;
   if (!canGenerate(Callee, Call.Loc, "_vjp"))
     return std::nullopt;
+  // A checkpointed callee's undo log gives the memory back anyway.
+  if (!SecondOrderMode && isCheckpointed(Callee))
+    RestoreMemory = false;
   bool All;
   std::vector<bool> Active = activeParams(Callee, ArgActive, All);
   // The pair used by f_hvp differs from the first-order one only when the
@@ -812,7 +817,9 @@ void Differentiator::drain(bool AtEnd) {
     for (size_t I = 0; I < SplitOrder.size(); ++I) {
       SplitEntry &E = *SplitOrder[I];
       const FunctionDecl *Def = nullptr;
-      if (!E.Defined && E.Callee->hasBody(Def)) {
+      // A pair asked for by an early to-be-recorded round and then replaced
+      // (by the pair that restores memory) is never called: not defined.
+      if (!E.Defined && E.Callee->hasBody(Def) && E.isCalled()) {
         defineSplit(E, const_cast<FunctionDecl *>(Def));
         Progress = true;
       }
@@ -840,6 +847,9 @@ void Differentiator::drain(bool AtEnd) {
     for (auto *E : Entries) {
       if (E->Defined)
         continue;
+      if constexpr (std::is_same_v<std::decay_t<decltype(*E)>, SplitEntry>)
+        if (!E->isCalled())
+          continue;
       E->Defined = true;
       for (const auto &[Loc, User] : E->Uses) {
         Diags.report(Loc, Diag::NoDerivative)

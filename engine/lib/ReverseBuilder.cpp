@@ -326,17 +326,21 @@ bool ReverseBuilder::callSite(const ir::Stmt &S, Sweeps &Out) {
   Block Restore, RestoreResult;
   bool RecordResult = LHS && needsRecording(LHS->rootVar());
   // Memory the callee may overwrite that our reverse sweep still reads (or
-  // that our own caller wants back). We record whole local arrays and
-  // variables; memory behind a pointer, of unknown extent, the callee's
-  // pair restores itself. A checkpointed callee needs none of this: its
-  // undo log restores everything.
+  // that our own caller wants back). A generated pair can restore it itself
+  // (recording only the elements it writes, most of which its own reverse
+  // sweep needs anyway); for a custom rule, or a call with nothing to
+  // differentiate, we record whole local arrays and variables, and memory
+  // behind a pointer, of unknown extent, cannot be. A checkpointed callee
+  // needs none of this: its undo log restores everything.
   Var *Unrecordable = nullptr;
+  bool Overwrites = false;
   for (const ExprP &A : C.Ops) {
     if (!A->Ty->isPointerType() || A->Ty->getPointeeType().isConstQualified())
       continue;
     Var *Root = A->rootVar();
     if (!mustRestore(Root) && (!needsRecording(Root) || firstTouch(Root)))
       continue;
+    Overwrites = true;
     if (!Root->isArray() && A->K != ExprKind::AddrOf)
       Unrecordable = Root;
   }
@@ -406,12 +410,11 @@ bool ReverseBuilder::callSite(const ir::Stmt &S, Sweeps &Out) {
           assign(adjointOf(*LHS), floatConst(LHS->Ty, 0)));
     return true;
   }
-  std::optional<CallDerivative> D =
-      Oracle.reverseOf(C, ArgActive, Unrecordable != nullptr);
+  std::optional<CallDerivative> D = Oracle.reverseOf(C, ArgActive, Overwrites);
   if (!D)
     return false;
-  if (!D->Logged) {
-    if (Unrecordable && !D->RestoresMemory)
+  if (!D->Logged && !D->RestoresMemory) {
+    if (Unrecordable)
       return CannotRestore();
     RecordOverwritten();
   }
@@ -457,9 +460,13 @@ bool ReverseBuilder::callSite(const ir::Stmt &S, Sweeps &Out) {
   Block RangeReload;
   saveReadRanges(C, *D, Out, RangeReload);
 
+  // Pops in the opposite order of the pushes: the ranges were pushed last;
+  // a residual after the result's old value, an undo mark before it.
   Block &Rev = Out.Rev;
   for (StmtP &R : RangeReload)
     Rev.push_back(std::move(R));
+  if (Residual)
+    std::swap(RestoreResult, Reload);
   for (StmtP &R : RestoreResult)
     Rev.push_back(std::move(R));
   for (StmtP &R : Reload)

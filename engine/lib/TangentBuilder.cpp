@@ -154,11 +154,17 @@ bool TangentBuilder::stmt(const ir::Stmt &S, Block &Out) {
     return true;
   }
   case StmtKind::PushRange:
+    // A callee's pair built for first order can save ranges; their tangents
+    // travel with them (pushed after them, popped first).
+    Out.push_back(pushRange(S.V, S.RHS, S.Cond));
+    if (carriesTangent(S.RHS->Ty->getPointeeType()))
+      Out.push_back(pushRange(S.V, tangentOf(*S.RHS), S.Cond));
+    return true;
   case StmtKind::PopRange:
-    // The reverse builder saves ranges only for first-order code.
-    Diags.report(S.Loc, Diag::InternalError)
-        << "tangent of a saved range of memory";
-    return false;
+    if (carriesTangent(S.LHS->Ty->getPointeeType()))
+      Out.push_back(popRange(S.V, tangentOf(*S.LHS), S.Cond));
+    Out.push_back(popRange(S.V, S.LHS, S.Cond));
+    return true;
   case StmtKind::Decl: {
     if (S.RHS && carriesTangent(S.V->Type) && Activity.isActive(S.V)) {
       ExprP T = tangent(*S.RHS);

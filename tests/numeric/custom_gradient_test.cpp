@@ -9,7 +9,11 @@
 
 #include <cmath>
 
+#include "numeric_check.hpp"
+
 namespace customgrad {
+
+double doubled(double x) { return 2 * x; }
 
 float log1pexp_derived(float x) { return std::log(1 + std::exp(x)); }
 float log1pexp(float x) { return std::log(1 + std::exp(x)); }
@@ -60,9 +64,38 @@ inline void softplus_annotated_bwd(double x, const SoftplusResiduals &res,
                                    double seed, double *d_x) {
   softplus_bwd(x, res, seed, d_x);
 }
+
+// Both forms for one function, deliberately different (2x and 3x): first
+// order uses the pair, which exists to keep what the forward part computed.
+inline double doubled_fwd(double x, double &keep) {
+  keep = x;
+  return customgrad::doubled(x);
+}
+inline void doubled_bwd(double, const double &, double seed, double *d_x) {
+  *d_x += 2 * seed;
+}
+inline double doubled_vjp(double x, double seed, double *d_x) {
+  *d_x += 3 * seed;
+  return customgrad::doubled(x);
+}
 } // namespace fluxion::custom
 
 namespace customgrad {
+
+[[fluxion::grad]] double uses_doubled(double x) { return doubled(x) + x; }
+
+// A rule's result overwrites a variable the reverse sweep reads, in a loop:
+// with a double residual (std::exp's rule keeps exp(x)), its old value and
+// the residual share the tape of doubles, and must come back off it in the
+// opposite order.
+[[fluxion::grad]] double residual_chain(const double *x, int n) {
+  double h = 0.3;
+  for (int i = 0; i < n; ++i) {
+    h = softplus(h * x[i] + 0.1);
+    h = std::exp(0.5 * h * x[i]);
+  }
+  return h;
+}
 
 // Defined after its rules: the rules replace the body.
 double softplus_annotated(double x) { return std::log1p(std::exp(x)); }
@@ -126,6 +159,19 @@ TEST(CustomGradient, ResidualFormInLoopAndAnnotated) {
   double v = softplus_annotated_vjp(1.5, 2.0, &d);
   EXPECT_DOUBLE_EQ(v, std::log1p(std::exp(1.5)));
   EXPECT_NEAR(d, 2.0 * std::exp(1.5) / (1 + std::exp(1.5)), 1e-12);
+}
+
+TEST(CustomGradient, ResidualRuleOverwritingARecordedVariable) {
+  nt::check_gradient<double>(
+      [](const double *v) { return residual_chain(v, 4); },
+      [](const double *v, double *d) { return residual_chain_grad(v, 4, d); },
+      {0.5, -1.0, 2.0, 0.7});
+}
+
+TEST(CustomGradient, ResidualPairBeforeVjpRuleInFirstOrder) {
+  double d = 0;
+  EXPECT_EQ(uses_doubled_grad(1.5, &d), 4.5);
+  EXPECT_EQ(d, 3.0); // 2 from the pair, 1 from + x
 }
 
 TEST(CustomGradient, StopGradientPartialDerivative) {

@@ -171,7 +171,46 @@ static double sumsq3(int n, const double *v) {
   }
   return s;
 }
+// The same inside a callee: f_hessian differentiates the callee's pair,
+// whose saved ranges carry their tangents.
+static double updatedThenReadHelper(double x, double y) {
+  double xc[3] = {x, y, x * y};
+  double q[3];
+  double s = 0;
+  for (int t = 0; t < 2; ++t) {
+    for (int i = 0; i < 3; ++i)
+      q[i] = xc[i] * (t + 1);
+    for (int i = 0; i < 3; ++i)
+      for (int j = i + 1; j < 3; ++j)
+        q[j] += std::sin(xc[i]) * 0.5;
+    s += sumsq3(3, q);
+  }
+  return s;
+}
+[[fluxion::grad]] double callsUpdatedThenRead(double x, double y) {
+  return updatedThenReadHelper(x, y) * x;
+}
+[[fluxion::hessian]] double callsUpdatedThenReadH(double x, double y) {
+  return updatedThenReadHelper(x, y) * x;
+}
 } // namespace pr
+TEST(SecondDerivatives, RangeSavedInACalleeCarriesTangents) {
+  for (Vec x : {Vec{0.6, -0.4}, Vec{-0.3, 0.8}}) {
+    double H[4];
+    pr::callsUpdatedThenReadH_hessian(x[0], x[1], H);
+    for (int j = 0; j < 2; ++j) {
+      auto g = [j](const Vec &v) {
+        double d[2] = {0, 0};
+        pr::callsUpdatedThenRead_grad(v[0], v[1], &d[0], &d[1]);
+        return d[j];
+      };
+      for (int i = 0; i < 2; ++i)
+        EXPECT_TRUE(so::close(H[j * 2 + i], so::fd_dir(g, x, so::unit(2, i)),
+                              1e-6))
+            << "H[" << j << "][" << i << "]";
+    }
+  }
+}
 TEST(SecondDerivatives, RangeSavedAtCallInFirstOrderOnly) {
   for (Vec x : {Vec{0.6, -0.4}, Vec{-0.3, 0.8}}) {
     double H[4];

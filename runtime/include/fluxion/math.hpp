@@ -553,6 +553,33 @@ inline long double fmal_jvp(long double x, long double y, long double z,
   return fma_jvp(x, y, z, t_x, t_y, t_z);
 }
 
+// Functions whose derivative is a function of their result (exp, tanh,
+// sqrt) also have rules with the result as residual (see
+// docs/custom-derivatives.md): first-order code keeps exp(x) from the
+// forward sweep instead of computing it again in the reverse one, which
+// costs a tape entry in a loop instead of a second exp. Non-template
+// overloads, one per type (and C spelling), so that the residual type is
+// found by overload resolution. Second order uses the _vjp rules above.
+#define FLUXION_RESULT_RULE(NAME, T, STD, ADJ)                                 \
+  inline T NAME##_fwd(T x, T &y) {                                             \
+    y = std::STD(x);                                                           \
+    return y;                                                                  \
+  }                                                                            \
+  inline void NAME##_bwd(T, const T &y, T seed, T *d_x) { *d_x += ADJ; }
+#define FLUXION_RESULT_RULES(NAME, ADJ)                                        \
+  FLUXION_RESULT_RULE(NAME, float, NAME, ADJ)                                  \
+  FLUXION_RESULT_RULE(NAME, double, NAME, ADJ)                                 \
+  FLUXION_RESULT_RULE(NAME, long double, NAME, ADJ)                            \
+  FLUXION_RESULT_RULE(NAME##f, float, NAME, ADJ)                               \
+  FLUXION_RESULT_RULE(NAME##l, long double, NAME, ADJ)
+
+// The same expressions as the _vjp rules, so both give the same bits.
+FLUXION_RESULT_RULES(exp, seed * y)
+FLUXION_RESULT_RULES(tanh, seed * (1 - y * y))
+FLUXION_RESULT_RULES(sqrt, seed / (2 * y))
+
+#undef FLUXION_RESULT_RULES
+#undef FLUXION_RESULT_RULE
 #undef FLUXION_C_SPELLINGS_1
 #undef FLUXION_C_SPELLINGS_INT
 #undef FLUXION_C_SPELLINGS_2

@@ -1,8 +1,10 @@
 // A local array passed to a callee's `const T *` parameter cannot change in
-// the call: nothing is recorded around the call, even when the array is
-// overwritten later and the callee's adjoint reads it. Passed to a `T *`
-// parameter, the array is saved before the call and restored after its
-// adjoint.
+// the call: it is not saved before it and restored after its adjoint. As the
+// array is overwritten later and the callee's adjoint reads it, the part the
+// callee reads (n values) is saved after the call instead. Passed to a `T *`
+// parameter, the array is restored by the callee's own pair (_restoring),
+// which records only the elements it writes; the pair that does not restore
+// is not generated.
 // RUN: %clangxx %fluxion -Xclang -plugin-arg-fluxion -Xclang dump -fsyntax-only %s 2>&1 | %FileCheck %s
 #include <fluxion/fluxion.hpp>
 
@@ -31,6 +33,9 @@ static void scale(int n, double *v) {
 // CHECK-LABEL: double readOnly_vjp(
 // CHECK-NOT: push_array
 // CHECK: sqnorm_fwd(n, buf)
+// CHECK-NEXT: _tape_double.push_range(buf, n);
+// CHECK-NOT: pop_array
+// CHECK: _tape_double.pop_range(buf, n);
 // CHECK-NOT: pop_array
 // CHECK: sqnorm_bwd(n, buf,
 // CHECK-NOT: pop_array
@@ -48,7 +53,11 @@ static void scale(int n, double *v) {
   return total;
 }
 // CHECK-LABEL: double writes_vjp(
-// CHECK: _tape_double.push_array(&buf[0], 8UL);
-// CHECK-NEXT: scale_fwd(n, buf);
-// CHECK: scale_bwd(n, buf, _d_buf);
-// CHECK-NEXT: _tape_double.pop_array(&buf[0], 8UL);
+// CHECK-NOT: push_array
+// CHECK: scale_fwd_restoring(n, buf);
+// CHECK-NOT: pop_array
+// CHECK: scale_bwd_restoring(n, buf, _d_buf);
+// CHECK-NOT: pop_array
+// CHECK-NOT: scale_fwd(
+// CHECK: static void scale_fwd_restoring(
+// CHECK-NOT: scale_fwd(

@@ -117,6 +117,8 @@ private:
                       2>
         Uses;
     bool Defined = false;
+    /// Some generated code calls the pair.
+    bool isCalled() const { return Fwd->isReferenced() || Bwd->isReferenced(); }
   };
 
   /// The annotation of kind K on FD or a redeclaration (any kind if none).
