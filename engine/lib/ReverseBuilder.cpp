@@ -75,6 +75,7 @@ std::optional<AdjointParts> ReverseBuilder::build() {
     Tapes.clear();
     Counted.clear();
     CounterInits.clear();
+    RecomputedInits.clear();
   }
 }
 
@@ -176,6 +177,7 @@ bool ReverseBuilder::stmts(const Block &B, Sweeps &Out) {
     if (auto L = countedFor(*B[I], *B[I + 1])) {
       Counted[B[I + 1].get()] = *L;
       CounterInits.insert(B[I].get());
+      RecomputedInits.insert(L->Recomputed.begin(), L->Recomputed.end());
     }
   for (const StmtP &S : B) {
     Sweeps Sub;
@@ -267,6 +269,7 @@ bool ReverseBuilder::assignment(const ir::Stmt &S, Sweeps &Out) {
   bool FirstWrite =
       !mustRestore(Root) &&
       ((S.IsInit && LoopDepth == 0) || CounterInits.count(&S) ||
+       RecomputedInits.count(&S) ||
        (firstTouch(Root) && !mentions(*S.RHS, Root) &&
         !mentions(*S.LHS, Root, /*Skip=*/true)));
   if (!FirstWrite && needsRecording(Root)) {
@@ -672,6 +675,7 @@ static bool invariantBound(const Expr &E,
     case ExprKind::Const:
     case ExprKind::Unary:
     case ExprKind::Binary:
+    case ExprKind::Cond:
     case ExprKind::Cast:
       OK &= !Sub.Ty->isPointerType();
       return;
@@ -731,6 +735,29 @@ ReverseBuilder::countedFor(const ir::Stmt &Init, const ir::Stmt &Loop) const {
   Result.Begin = Init.RHS;
   Result.End = Cond.Ops[1];
   Result.Inclusive = Cond.BOp == BO_LE;
+  // Block-local scalars set once per iteration from the counter and
+  // values the loop does not change.
+  llvm::DenseMap<const Var *, unsigned> Writes;
+  forEachStmt(Loop.body(), [&](const ir::Stmt &S) {
+    if (S.K == StmtKind::Assign)
+      ++Writes[S.LHS->rootVar()];
+  });
+  llvm::DenseSet<const Var *> Others(Written);
+  for (const StmtP &S : Loop.body()) {
+    if (S.get() == &Inc || S->K != StmtKind::Assign || !S->IsInit ||
+        S->Op != BO_Assign || S->LHS->K != ExprKind::VarRef ||
+        S->RHS->K == ExprKind::Call)
+      continue;
+    Var *V = S->LHS->V;
+    if (V->K != Var::Kind::Local || V->isArray() || V->isPointer() ||
+        AddressTaken.count(V) || Writes.lookup(V) != 1)
+      continue;
+    Others.erase(V);
+    bool Cheap = invariantBound(*S->RHS, Others, AddressTaken);
+    Others.insert(V);
+    if (Cheap)
+      Result.Recomputed.push_back(S.get());
+  }
   return Result;
 }
 
@@ -747,6 +774,16 @@ bool ReverseBuilder::countedForSweeps(const ir::Stmt &S, const CountedFor &CL,
   Out.Fwd.push_back(std::move(L));
   if (Body.Rev.empty())
     return OK;
+  // Recomputed declarations go right after the decrement that starts the
+  // body's reverse, in their forward order.
+  auto At = Body.Rev.begin();
+  if (At != Body.Rev.end() && (*At)->K == StmtKind::Assign &&
+      (*At)->LHS->K == ExprKind::VarRef && (*At)->LHS->V == CL.Counter)
+    ++At;
+  for (const ir::Stmt *D : CL.Recomputed)
+    if (Needed.count(D->LHS->V))
+      At = std::next(Body.Rev.insert(
+          At, assign(D->LHS, D->RHS, BO_Assign, D->Loc)));
   // c = End (+1); while (c > Begin) { c = c - 1; reverse of the body }: the
   // body's reverse starts with that decrement (the increment's inverse).
   QualType T = CL.Counter->Type;

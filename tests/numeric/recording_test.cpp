@@ -177,6 +177,36 @@ static double block_norms(int n, int b, const double *x) {
   return s;
 }
 
+// Declarations recomputed in the reverse sweep from the counter (periodic
+// neighbours, a weight), next to ones that must be recorded: one reads a
+// value the loop changes, one is assigned twice.
+[[fluxion::grad]] double stencil(int n, int steps, const double *x,
+                                 double a) {
+  double u[MaxD], un[MaxD];
+  for (int i = 0; i < n; ++i)
+    u[i] = x[i];
+  double drift = 0.1;
+  for (int t = 0; t < steps; ++t) {
+    for (int i = 0; i < n; ++i) {
+      int im = i == 0 ? n - 1 : i - 1;
+      int ip = i == n - 1 ? 0 : i + 1;
+      double w = 0.25 * a + 0.01 * i;  // recomputed (a, i)
+      double shift = drift * u[i];     // recorded: drift changes below
+      double twice = u[ip];            // recorded: assigned again
+      twice = twice * 2;
+      un[i] = u[i] + w * (u[ip] - 2 * u[i] + u[im]) - shift * u[im] * 0.1 +
+              0.01 * twice * u[i];
+      drift = drift + 0.001;
+    }
+    for (int i = 0; i < n; ++i)
+      u[i] = un[i];
+  }
+  double s = 0;
+  for (int i = 0; i < n; ++i)
+    s += u[i] * u[i] * (i + 1);
+  return s;
+}
+
 } // namespace rec
 
 namespace {
@@ -271,6 +301,18 @@ TEST(Recording, CountedLoopsRunBackwards) {
     nt::check_gradient<double>(
         [&](const double *v) { return rec::counted(n, v); },
         [&](const double *v, double *d) { return rec::counted_grad(n, v, d); },
+        in);
+  }
+}
+
+TEST(Recording, DeclarationsRecomputedFromTheCounter) {
+  for (int n : {1, 2, 5}) {
+    std::vector<double> in = inputs(n + 1, 700 + n);
+    nt::check_gradient<double>(
+        [&](const double *v) { return rec::stencil(n, 3, v, v[n]); },
+        [&](const double *v, double *d) {
+          return rec::stencil_grad(n, 3, v, v[n], d, d + n);
+        },
         in);
   }
 }

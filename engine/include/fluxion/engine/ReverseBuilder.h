@@ -128,6 +128,11 @@ private:
     ir::Var *Counter = nullptr;
     ir::ExprP Begin, End;
     bool Inclusive = false;
+    /// Declarations in the body whose value is cheap to compute again from
+    /// the counter and values the loop does not change (ADBench Burgers'
+    /// `int im = i == 0 ? n - 1 : i - 1`): recomputed at the top of each
+    /// reverse iteration instead of recorded.
+    std::vector<const ir::Stmt *> Recomputed;
   };
   std::optional<CountedFor> countedFor(const ir::Stmt &Init,
                                          const ir::Stmt &Loop) const;
@@ -181,6 +186,7 @@ private:
   /// (which record nothing).
   llvm::DenseMap<const ir::Stmt *, CountedFor> Counted;
   llvm::DenseSet<const ir::Stmt *> CounterInits;
+  llvm::DenseSet<const ir::Stmt *> RecomputedInits;
   /// Variables whose address is taken anywhere in the function.
   llvm::DenseSet<const ir::Var *> AddressTaken;
   llvm::DenseSet<const ir::Var *> ReadLater;
