@@ -48,6 +48,12 @@ QualType adjointParamType(ASTContext &Ctx, QualType T) {
   return Ctx.getPointerType(T);
 }
 
+bool isFixedSizeOutput(ASTContext &Ctx, const ParmVarDecl *P) {
+  const auto *AT = Ctx.getAsConstantArrayType(P->getOriginalType());
+  return AT && AT->getElementType()->isRealFloatingType() &&
+         !AT->getElementType().isConstQualified();
+}
+
 //===----------------------------------------------------------------------===//
 // Declarations
 //===----------------------------------------------------------------------===//
@@ -221,6 +227,12 @@ bool Differentiator::checkAnnotation(FunctionDecl *FD, const Annotation &A,
       return false;
     }
   }
+  // A Jacobian's names pick its columns (like JAX's argnums); its rows are
+  // the outputs, named or not.
+  if (A.K == Annotation::Kind::Jacobian || A.OutputsAlwaysActive)
+    for (unsigned I = 0; I < FD->getNumParams(); ++I)
+      if (isFixedSizeOutput(Ctx, FD->getParamDecl(I)))
+        Active[I] = true;
   return true;
 }
 

@@ -2,9 +2,11 @@
 //
 // f_jacobian(p..., J) fills J row-major: one row per output (the returned
 // value first, then the elements of fixed-size output arrays), one column
-// per flattened differentiable input. With fewer inputs than outputs it
-// runs one f_jvp per column (forward mode); otherwise one f_vjp per row
-// (reverse mode), like JAX's jacfwd and jacrev.
+// per flattened differentiable input. A list of names in the annotation
+// picks the inputs (the columns); every output gives rows, named or not.
+// With fewer inputs than outputs it runs one f_jvp per column (forward
+// mode); otherwise one f_vjp per row (reverse mode), like JAX's jacfwd and
+// jacrev.
 //
 //===----------------------------------------------------------------------===//
 #include "fluxion/engine/Differentiator.h"
@@ -46,7 +48,7 @@ static bool jacobianParts(ASTContext &Ctx, FunctionDecl *FD,
     const auto *AT = Ctx.getAsConstantArrayType(P->getOriginalType());
     if (!AT || !AT->getElementType()->isRealFloatingType())
       return false;
-    bool Output = !T->getPointeeType().isConstQualified();
+    bool Output = isFixedSizeOutput(Ctx, P);
     Parts.push_back({I, AT->getSize().getZExtValue(), Output, false});
   }
   return true;
@@ -88,6 +90,7 @@ bool Differentiator::declareJacobian(UserEntry &E, const Annotation &A) {
   E.Forward = Cols <= Rows;
   Annotation Base = A;
   Base.K = E.Forward ? Annotation::Kind::Jvp : Annotation::Kind::Grad;
+  Base.OutputsAlwaysActive = true; // the same parameters as E.Active
   annotate(FD, Base);
   return true;
 }
