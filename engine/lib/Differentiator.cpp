@@ -541,7 +541,7 @@ differentiate(FunctionDecl *Def, const std::vector<bool> &Active, ASTContext &Ct
       continue;
     Diags.report(Def->getParamDecl(I)->getLocation(),
                  Diag::UndifferentiatedOutput)
-        << Def->getParamDecl(I) << Def;
+        << Def->getParamDecl(I) << Def << 0;
     return std::nullopt;
   }
   ReverseBuilder Builder(F, Ctx, Activity, Oracle, Diags, Adjoints);
