@@ -237,8 +237,26 @@ bool Differentiator::checkAnnotation(FunctionDecl *FD, const Annotation &A,
 }
 
 void Differentiator::annotate(FunctionDecl *FD, const Annotation &A) {
-  if (findUser(FD, A.K)) // the same attribute written twice
+  // The same attribute written twice, or the sweep [[fluxion::jacobian]] is
+  // built from, or what [[fluxion::hessian]] also gives: one set of
+  // functions serves both, which is only right if they differentiate the
+  // same parameters. What a Hessian also gives yields to what is written.
+  if (UserEntry *Prev = findUser(FD, A.K)) {
+    std::vector<bool> Active;
+    std::vector<VarDecl *> Globals;
+    if (!A.Implied && checkAnnotation(FD, A, Active, Globals) &&
+        (Active != Prev->Active || Globals != Prev->Globals)) {
+      std::string Why =
+          "two of its annotations ask for '" + FD->getNameAsString() +
+          (A.K == Annotation::Kind::Jvp ? "_jvp" : "_vjp") +
+          "' with different parameters ([[fluxion::jacobian]] and "
+          "[[fluxion::hessian]] generate it too, and a Jacobian "
+          "differentiates its output arrays whether named or not); give "
+          "them the same names";
+      Diags.report(A.Loc, Diag::NotDifferentiable) << FD << Why;
+    }
     return;
+  }
   // A redeclaration of an annotated function: the derivatives exist.
   LookupResult Prev(S, FD->getDeclName(), FD->getLocation(),
                     Sema::LookupOrdinaryName);
@@ -280,6 +298,7 @@ void Differentiator::annotate(FunctionDecl *FD, const Annotation &A) {
     // A Hessian annotation also gives what grad gives.
     Annotation Grad = A;
     Grad.K = Annotation::Kind::Grad;
+    Grad.Implied = true;
     annotate(FD, Grad);
     return;
   }

@@ -92,7 +92,10 @@ bool Differentiator::declareJacobian(UserEntry &E, const Annotation &A) {
   Base.K = E.Forward ? Annotation::Kind::Jvp : Annotation::Kind::Grad;
   Base.OutputsAlwaysActive = true; // the same parameters as E.Active
   annotate(FD, Base);
-  return true;
+  // Another annotation of FD may have declared that sweep for other
+  // parameters first (annotate reported it).
+  UserEntry *Sweep = findUser(FD, Base.K);
+  return Sweep && Sweep->Active == E.Active;
 }
 
 void Differentiator::defineJacobian(UserEntry &E, FunctionDecl *Def) {

@@ -47,6 +47,9 @@ struct Annotation {
   /// [[fluxion::jacobian]], whose outputs are its rows, and for the sweeps
   /// f_jacobian is built from.
   bool OutputsAlwaysActive = false;
+  /// Not written by the user: what [[fluxion::hessian]] also gives. An
+  /// annotation of the same kind already there takes its place.
+  bool Implied = false;
 };
 
 /// A residual-form custom derivative: f_fwd(P..., Res &) and
