@@ -233,11 +233,41 @@ void Differentiator::defineJacobian(UserEntry &E, FunctionDecl *Def) {
         Body.push_back(std::move(St));
     }
   }
+  // One f_jvp per column runs f once per column: an output that f updates
+  // in place (reads before writing) must start each run from its values on
+  // entry. (f_vjp restores such outputs itself.)
+  ir::Block Pre;
+  if (E.Forward && Cols > 1) {
+    ir::Block Restore;
+    for (const Slot &S : Slots) {
+      if (!S.P.Output)
+        continue;
+      Var *Out = Params[S.P.Param];
+      Var *Entry = F.makeVar(Var::Kind::Local, "entry_" + Out->Name,
+                             S.Buf->Type);
+      F.Locals.push_back(Entry);
+      auto Copy = [&](Var *To, Var *From) {
+        ir::Block B;
+        B.push_back(ir::assign(ir::index(ir::ref(To), ir::ref(I), T),
+                               ir::index(ir::ref(From), ir::ref(I), T)));
+        return Loop(I, S.P.Size, std::move(B));
+      };
+      for (StmtP &St : Copy(Entry, Out))
+        Pre.push_back(std::move(St));
+      for (StmtP &St : Copy(Out, Entry))
+        Restore.push_back(std::move(St));
+    }
+    for (StmtP &St : Body)
+      Restore.push_back(std::move(St));
+    Body = std::move(Restore);
+  }
   EmitRequest R;
   R.Target = E.Jacobian;
   R.Params = Params;
   R.Locals = F.Locals;
-  R.Body = Loop(K, E.Forward ? Cols : Rows, std::move(Body));
+  R.Body = std::move(Pre);
+  for (StmtP &St : Loop(K, E.Forward ? Cols : Rows, std::move(Body)))
+    R.Body.push_back(std::move(St));
   emitAndPublish(R);
 }
 

@@ -132,6 +132,14 @@ mixFwdNamed(double a, const double b[2], double s, double out[3]) {
   return s * out[0] * x[3] + x[1] * out[1];
 }
 
+// An output updated in place, forward sweeps (3 rows x 2 columns): f runs
+// once per column, and each run must start from the entry values.
+[[fluxion::jacobian]] void inPlaceFwd(double a, double b, double out[3]) {
+  out[0] = out[0] * a;
+  out[1] = a * b + out[1];
+  out[2] = out[2] * out[2] * b;
+}
+
 } // namespace jc
 
 namespace {
@@ -414,6 +422,30 @@ TEST(Jacobian, NamesPickInputsResultAndInPlaceOutputReverse) {
       return Vec{r, o[0], o[1]};
     };
     expectMatrixClose(J, jacobianFD(f, x), 1e-7);
+  }
+}
+
+TEST(Jacobian, InPlaceOutputForwardStartsEachColumnFromEntryValues) {
+  Rng rng(210);
+  for (int t = 0; t < 10; ++t) {
+    double a = rng.uniform(-1, 1), b = rng.uniform(-1, 1);
+    double entry[3] = {rng.uniform(-1, 1), rng.uniform(-1, 1),
+                       rng.uniform(-1, 1)};
+    double out[3] = {entry[0], entry[1], entry[2]}, J[6];
+    jc::inPlaceFwd_jacobian(a, b, out, J);
+    Vec ref = {entry[0], 0, b, a, 0, entry[2] * entry[2]};
+    expectMatrixClose(Vec(J, J + 6), ref, 1e-13);
+    // The output is written as f writes it, once.
+    double once[3] = {entry[0], entry[1], entry[2]};
+    jc::inPlaceFwd(a, b, once);
+    for (int i = 0; i < 3; ++i)
+      SO_EXPECT_CLOSE(out[i], once[i], 1e-15);
+    auto f = [&](const Vec &v) {
+      double o[3] = {entry[0], entry[1], entry[2]};
+      jc::inPlaceFwd(v[0], v[1], o);
+      return Vec{o[0], o[1], o[2]};
+    };
+    expectMatrixClose(Vec(J, J + 6), jacobianFD(f, {a, b}), 1e-7);
   }
 }
 
