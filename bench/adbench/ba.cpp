@@ -61,9 +61,8 @@ static void project(const double cam[11], const double X[3], double proj[2]) {
 }
 
 // The list restricts differentiation to the camera, point and weight (not
-// the observed feature); the output array has to be named too, or the
-// plugin finds no output to differentiate.
-[[fluxion::jacobian("cam", "X", "w", "err")]] void
+// the observed feature); the output array gives the rows without being named.
+[[fluxion::jacobian("cam", "X", "w")]] void
 compute_reproj_error(const double cam[11], const double X[3], double w,
                      const double feat[2], double err[2]) {
   double proj[2];

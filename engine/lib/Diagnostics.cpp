@@ -89,7 +89,7 @@ static DiagInfo info(Diag Kind) {
                       "differentiated inputs through pointer parameter %0, "
                       "which is not differentiated; add it to the names in "
                       "the annotation so that the derivative receives its "
-                      "adjoint buffer"};
+                      "%select{adjoint|tangent}2 buffer"};
   case Diag::GlobalWritten:
     return {L::Error, "fluxion: %1 writes global variable %0, which it is "
                       "differentiated with respect to; only globals that "

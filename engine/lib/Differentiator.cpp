@@ -48,6 +48,12 @@ QualType adjointParamType(ASTContext &Ctx, QualType T) {
   return Ctx.getPointerType(T);
 }
 
+bool isFixedSizeOutput(ASTContext &Ctx, const ParmVarDecl *P) {
+  const auto *AT = Ctx.getAsConstantArrayType(P->getOriginalType());
+  return AT && AT->getElementType()->isRealFloatingType() &&
+         !AT->getElementType().isConstQualified();
+}
+
 //===----------------------------------------------------------------------===//
 // Declarations
 //===----------------------------------------------------------------------===//
@@ -221,12 +227,36 @@ bool Differentiator::checkAnnotation(FunctionDecl *FD, const Annotation &A,
       return false;
     }
   }
+  // A Jacobian's names pick its columns (like JAX's argnums); its rows are
+  // the outputs, named or not.
+  if (A.K == Annotation::Kind::Jacobian || A.OutputsAlwaysActive)
+    for (unsigned I = 0; I < FD->getNumParams(); ++I)
+      if (isFixedSizeOutput(Ctx, FD->getParamDecl(I)))
+        Active[I] = true;
   return true;
 }
 
 void Differentiator::annotate(FunctionDecl *FD, const Annotation &A) {
-  if (findUser(FD, A.K)) // the same attribute written twice
+  // The same attribute written twice, or the sweep [[fluxion::jacobian]] is
+  // built from, or what [[fluxion::hessian]] also gives: one set of
+  // functions serves both, which is only right if they differentiate the
+  // same parameters. What a Hessian also gives yields to what is written.
+  if (UserEntry *Prev = findUser(FD, A.K)) {
+    std::vector<bool> Active;
+    std::vector<VarDecl *> Globals;
+    if (!A.Implied && checkAnnotation(FD, A, Active, Globals) &&
+        (Active != Prev->Active || Globals != Prev->Globals)) {
+      std::string Why =
+          "two of its annotations ask for '" + FD->getNameAsString() +
+          (A.K == Annotation::Kind::Jvp ? "_jvp" : "_vjp") +
+          "' with different parameters ([[fluxion::jacobian]] and "
+          "[[fluxion::hessian]] generate it too, and a Jacobian "
+          "differentiates its output arrays whether named or not); give "
+          "them the same names";
+      Diags.report(A.Loc, Diag::NotDifferentiable) << FD << Why;
+    }
     return;
+  }
   // A redeclaration of an annotated function: the derivatives exist.
   LookupResult Prev(S, FD->getDeclName(), FD->getLocation(),
                     Sema::LookupOrdinaryName);
@@ -268,6 +298,7 @@ void Differentiator::annotate(FunctionDecl *FD, const Annotation &A) {
     // A Hessian annotation also gives what grad gives.
     Annotation Grad = A;
     Grad.K = Annotation::Kind::Grad;
+    Grad.Implied = true;
     annotate(FD, Grad);
     return;
   }
@@ -534,7 +565,7 @@ differentiate(FunctionDecl *Def, const std::vector<bool> &Active, ASTContext &Ct
       continue;
     Diags.report(Def->getParamDecl(I)->getLocation(),
                  Diag::UndifferentiatedOutput)
-        << Def->getParamDecl(I) << Def;
+        << Def->getParamDecl(I) << Def << 0;
     return std::nullopt;
   }
   ReverseBuilder Builder(F, Ctx, Activity, Oracle, Diags, Adjoints);

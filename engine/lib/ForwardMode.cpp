@@ -106,6 +106,18 @@ tangentBody(const TangentSource &Src, const std::vector<bool> &Active,
     Tangents[P] = TP;
   }
   ActivityInfo Activity(Body, ActiveParams);
+  // Active values stored through a pointer the caller gives no tangent
+  // buffer for: their tangents would go through a null pointer.
+  for (unsigned I = 0; I < Params.size() && I < Src.Def->getNumParams(); ++I) {
+    Var *P = Params[I];
+    if (Active[I] || (I < Sink.size() && Sink[I]) || !P->isPointer() ||
+        !Activity.isActive(P) || !isDifferentiableType(P->Type))
+      continue;
+    Diags.report(Src.Def->getParamDecl(I)->getLocation(),
+                 Diag::UndifferentiatedOutput)
+        << Src.Def->getParamDecl(I) << Src.Def << 1;
+    return std::nullopt;
+  }
   TangentBuilder Builder(F, Ctx, Activity, Oracle, Diags, Tangents);
   for (unsigned I = 0; I < Params.size() && I < Sink.size(); ++I)
     if (Sink[I])

@@ -2,9 +2,11 @@
 //
 // f_jacobian(p..., J) fills J row-major: one row per output (the returned
 // value first, then the elements of fixed-size output arrays), one column
-// per flattened differentiable input. With fewer inputs than outputs it
-// runs one f_jvp per column (forward mode); otherwise one f_vjp per row
-// (reverse mode), like JAX's jacfwd and jacrev.
+// per flattened differentiable input. A list of names in the annotation
+// picks the inputs (the columns); every output gives rows, named or not.
+// With fewer inputs than outputs it runs one f_jvp per column (forward
+// mode); otherwise one f_vjp per row (reverse mode), like JAX's jacfwd and
+// jacrev.
 //
 //===----------------------------------------------------------------------===//
 #include "fluxion/engine/Differentiator.h"
@@ -46,7 +48,7 @@ static bool jacobianParts(ASTContext &Ctx, FunctionDecl *FD,
     const auto *AT = Ctx.getAsConstantArrayType(P->getOriginalType());
     if (!AT || !AT->getElementType()->isRealFloatingType())
       return false;
-    bool Output = !T->getPointeeType().isConstQualified();
+    bool Output = isFixedSizeOutput(Ctx, P);
     Parts.push_back({I, AT->getSize().getZExtValue(), Output, false});
   }
   return true;
@@ -88,8 +90,12 @@ bool Differentiator::declareJacobian(UserEntry &E, const Annotation &A) {
   E.Forward = Cols <= Rows;
   Annotation Base = A;
   Base.K = E.Forward ? Annotation::Kind::Jvp : Annotation::Kind::Grad;
+  Base.OutputsAlwaysActive = true; // the same parameters as E.Active
   annotate(FD, Base);
-  return true;
+  // Another annotation of FD may have declared that sweep for other
+  // parameters first (annotate reported it).
+  UserEntry *Sweep = findUser(FD, Base.K);
+  return Sweep && Sweep->Active == E.Active;
 }
 
 void Differentiator::defineJacobian(UserEntry &E, FunctionDecl *Def) {
@@ -227,11 +233,41 @@ void Differentiator::defineJacobian(UserEntry &E, FunctionDecl *Def) {
         Body.push_back(std::move(St));
     }
   }
+  // One f_jvp per column runs f once per column: an output that f updates
+  // in place (reads before writing) must start each run from its values on
+  // entry. (f_vjp restores such outputs itself.)
+  ir::Block Pre;
+  if (E.Forward && Cols > 1) {
+    ir::Block Restore;
+    for (const Slot &S : Slots) {
+      if (!S.P.Output)
+        continue;
+      Var *Out = Params[S.P.Param];
+      Var *Entry = F.makeVar(Var::Kind::Local, "entry_" + Out->Name,
+                             S.Buf->Type);
+      F.Locals.push_back(Entry);
+      auto Copy = [&](Var *To, Var *From) {
+        ir::Block B;
+        B.push_back(ir::assign(ir::index(ir::ref(To), ir::ref(I), T),
+                               ir::index(ir::ref(From), ir::ref(I), T)));
+        return Loop(I, S.P.Size, std::move(B));
+      };
+      for (StmtP &St : Copy(Entry, Out))
+        Pre.push_back(std::move(St));
+      for (StmtP &St : Copy(Out, Entry))
+        Restore.push_back(std::move(St));
+    }
+    for (StmtP &St : Body)
+      Restore.push_back(std::move(St));
+    Body = std::move(Restore);
+  }
   EmitRequest R;
   R.Target = E.Jacobian;
   R.Params = Params;
   R.Locals = F.Locals;
-  R.Body = Loop(K, E.Forward ? Cols : Rows, std::move(Body));
+  R.Body = std::move(Pre);
+  for (StmtP &St : Loop(K, E.Forward ? Cols : Rows, std::move(Body)))
+    R.Body.push_back(std::move(St));
   emitAndPublish(R);
 }
 

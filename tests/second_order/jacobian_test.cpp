@@ -61,6 +61,85 @@ fl(const float x[2], float y[3]) {
   return x * y * y;
 }
 
+// A list of names picks the inputs (the columns); the outputs (the result,
+// then the elements of fixed-size output arrays) are the rows whether they
+// are named or not. Each function comes twice: with its output left out of
+// the list, and named in it.
+
+// Bundle adjustment's reprojection error (bench/adbench/ba.cpp):
+// 2 rows x (11 + 3 + 1) columns, reverse sweeps; `feat` is not differentiated.
+inline void reprojBody(const double cam[11], const double X[3], double w,
+                       const double feat[2], double err[2]) {
+  double p[3];
+  for (int i = 0; i < 3; ++i)
+    p[i] = X[i] - cam[3 + i];
+  // A first-order rotation by the angle-axis cam[0..2]: p + cam x p.
+  double q0 = p[0] + cam[1] * p[2] - cam[2] * p[1];
+  double q1 = p[1] + cam[2] * p[0] - cam[0] * p[2];
+  double q2 = p[2] + cam[0] * p[1] - cam[1] * p[0];
+  double u = q0 / q2, v = q1 / q2;
+  double r2 = u * u + v * v;
+  double L = 1 + cam[9] * r2 + cam[10] * r2 * r2;
+  err[0] = w * (cam[6] * u * L + cam[7] - feat[0]);
+  err[1] = w * (cam[6] * v * L + cam[8] - feat[1]);
+}
+
+[[fluxion::jacobian("cam", "X", "w")]] void
+reproj(const double cam[11], const double X[3], double w, const double feat[2],
+       double err[2]) {
+  reprojBody(cam, X, w, feat, err);
+}
+
+[[fluxion::jacobian("cam", "X", "w", "err")]] void
+reprojNamed(const double cam[11], const double X[3], double w,
+            const double feat[2], double err[2]) {
+  reprojBody(cam, X, w, feat, err);
+}
+
+// A result and an output array, forward sweeps: 1 + 3 rows x 2 columns
+// (a, s); `b` is not differentiated.
+[[fluxion::jacobian("a", "s")]] double
+mixFwd(double a, const double b[2], double s, double out[3]) {
+  out[0] = a * b[0] + s;
+  out[1] = std::sin(a * s) * b[1];
+  out[2] = a * a * s;
+  return std::exp(a) * b[0] - s * s * b[1];
+}
+
+[[fluxion::jacobian("a", "out", "s")]] double
+mixFwdNamed(double a, const double b[2], double s, double out[3]) {
+  out[0] = a * b[0] + s;
+  out[1] = std::sin(a * s) * b[1];
+  out[2] = a * a * s;
+  return std::exp(a) * b[0] - s * s * b[1];
+}
+
+// A result and an output array that is updated in place, reverse sweeps:
+// 1 + 2 rows x 4 columns (x); `s` is not differentiated. The entry values
+// of `out` are not columns, named or not: they are held fixed.
+[[fluxion::jacobian("x")]] double mixRev(double out[2], const double x[4],
+                                         double s) {
+  out[0] = out[0] * x[0] + s * x[1] * x[2];
+  out[1] = std::sin(x[3]) * x[0];
+  return s * out[0] * x[3] + x[1] * out[1];
+}
+
+[[fluxion::jacobian("out", "x")]] double mixRevNamed(double out[2],
+                                                     const double x[4],
+                                                     double s) {
+  out[0] = out[0] * x[0] + s * x[1] * x[2];
+  out[1] = std::sin(x[3]) * x[0];
+  return s * out[0] * x[3] + x[1] * out[1];
+}
+
+// An output updated in place, forward sweeps (3 rows x 2 columns): f runs
+// once per column, and each run must start from the entry values.
+[[fluxion::jacobian]] void inPlaceFwd(double a, double b, double out[3]) {
+  out[0] = out[0] * a;
+  out[1] = a * b + out[1];
+  out[2] = out[2] * out[2] * b;
+}
+
 } // namespace jc
 
 namespace {
@@ -234,6 +313,139 @@ TEST(Jacobian, Float) {
       for (int i = 0; i < 3; ++i)
         SO_EXPECT_CLOSE(J[i * 2 + j], ty[i], 1e-6);
     }
+  }
+}
+
+// Central differences of a function of the flattened inputs x returning
+// the flattened outputs: J[i * n + j] = d out_i / d x_j.
+template <class F> Vec jacobianFD(F f, const Vec &x, double h = 1e-6) {
+  std::size_t n = x.size();
+  Vec J;
+  for (std::size_t j = 0; j < n; ++j) {
+    Vec xp = x, xm = x;
+    xp[j] += h;
+    xm[j] -= h;
+    Vec fp = f(xp), fm = f(xm);
+    if (J.empty())
+      J.assign(fp.size() * n, 0.0);
+    for (std::size_t i = 0; i < fp.size(); ++i)
+      J[i * n + j] = (fp[i] - fm[i]) / (2 * h);
+  }
+  return J;
+}
+
+// J has exactly Rows x Cols entries: the one after them is left alone.
+constexpr double Untouched = -7.0;
+
+TEST(Jacobian, NamesPickInputsOutputsAlwaysRowsReverse) {
+  Rng rng(207);
+  for (int t = 0; t < 10; ++t) {
+    Vec cam = rng.vec(11, -0.3, 0.3), X = rng.vec(3, -1, 1);
+    cam[6] = rng.uniform(0.5, 2);       // focal length
+    X[2] = rng.uniform(3, 5);           // in front of the camera
+    double w = rng.uniform(0.5, 1.5);
+    double feat[2] = {rng.uniform(-1, 1), rng.uniform(-1, 1)};
+    Vec J(2 * 15 + 1, Untouched), JN(2 * 15 + 1, Untouched);
+    double err[2] = {}, errN[2] = {}, ref[2];
+    jc::reproj_jacobian(cam.data(), X.data(), w, feat, err, J.data());
+    jc::reprojNamed_jacobian(cam.data(), X.data(), w, feat, errN, JN.data());
+    EXPECT_EQ(J[30], Untouched);
+    EXPECT_EQ(JN[30], Untouched);
+    // The output keeps the forward sweep's values.
+    jc::reproj(cam.data(), X.data(), w, feat, ref);
+    SO_EXPECT_CLOSE(err[0], ref[0], 1e-15);
+    SO_EXPECT_CLOSE(err[1], ref[1], 1e-15);
+    J.pop_back();
+    JN.pop_back();
+    expectMatrixClose(J, JN, 0);
+    // Columns: cam, X, w.
+    Vec in = cam;
+    in.insert(in.end(), X.begin(), X.end());
+    in.push_back(w);
+    auto f = [&](const Vec &v) {
+      double e[2];
+      jc::reproj(v.data(), v.data() + 11, v[14], feat, e);
+      return Vec{e[0], e[1]};
+    };
+    expectMatrixClose(J, jacobianFD(f, in), 1e-7);
+  }
+}
+
+TEST(Jacobian, NamesPickInputsResultAndOutputArrayForward) {
+  Rng rng(208);
+  for (int t = 0; t < 10; ++t) {
+    double a = rng.uniform(-1, 1), s = rng.uniform(-1, 1);
+    double b[2] = {rng.uniform(-1, 1), rng.uniform(-1, 1)};
+    Vec J(4 * 2 + 1, Untouched), JN(4 * 2 + 1, Untouched);
+    double out[3], outN[3];
+    jc::mixFwd_jacobian(a, b, s, out, J.data());
+    jc::mixFwdNamed_jacobian(a, b, s, outN, JN.data());
+    EXPECT_EQ(J[8], Untouched);
+    EXPECT_EQ(JN[8], Untouched);
+    J.pop_back();
+    JN.pop_back();
+    expectMatrixClose(J, JN, 0);
+    // Rows: the result, out[0..2]; columns: a, s.
+    Vec ref = {std::exp(a) * b[0], -2 * s * b[1],
+               b[0], 1,
+               s * std::cos(a * s) * b[1], a * std::cos(a * s) * b[1],
+               2 * a * s, a * a};
+    expectMatrixClose(J, ref, 1e-13);
+    auto f = [&](const Vec &v) {
+      double o[3];
+      double r = jc::mixFwd(v[0], b, v[1], o);
+      return Vec{r, o[0], o[1], o[2]};
+    };
+    expectMatrixClose(J, jacobianFD(f, {a, s}), 1e-7);
+  }
+}
+
+TEST(Jacobian, NamesPickInputsResultAndInPlaceOutputReverse) {
+  Rng rng(209);
+  for (int t = 0; t < 10; ++t) {
+    Vec x = rng.vec(4, -1, 1);
+    double s = rng.uniform(-1, 1);
+    double entry[2] = {rng.uniform(-1, 1), rng.uniform(-1, 1)};
+    Vec J(3 * 4 + 1, Untouched), JN(3 * 4 + 1, Untouched);
+    double out[2] = {entry[0], entry[1]}, outN[2] = {entry[0], entry[1]};
+    jc::mixRev_jacobian(out, x.data(), s, J.data());
+    jc::mixRevNamed_jacobian(outN, x.data(), s, JN.data());
+    EXPECT_EQ(J[12], Untouched);
+    EXPECT_EQ(JN[12], Untouched);
+    J.pop_back();
+    JN.pop_back();
+    expectMatrixClose(J, JN, 0);
+    // Columns: x only; the entry values of `out` are held fixed.
+    auto f = [&](const Vec &v) {
+      double o[2] = {entry[0], entry[1]};
+      double r = jc::mixRev(o, v.data(), s);
+      return Vec{r, o[0], o[1]};
+    };
+    expectMatrixClose(J, jacobianFD(f, x), 1e-7);
+  }
+}
+
+TEST(Jacobian, InPlaceOutputForwardStartsEachColumnFromEntryValues) {
+  Rng rng(210);
+  for (int t = 0; t < 10; ++t) {
+    double a = rng.uniform(-1, 1), b = rng.uniform(-1, 1);
+    double entry[3] = {rng.uniform(-1, 1), rng.uniform(-1, 1),
+                       rng.uniform(-1, 1)};
+    double out[3] = {entry[0], entry[1], entry[2]}, J[6];
+    jc::inPlaceFwd_jacobian(a, b, out, J);
+    Vec ref = {entry[0], 0, b, a, 0, entry[2] * entry[2]};
+    expectMatrixClose(Vec(J, J + 6), ref, 1e-13);
+    // The output is written as f writes it, once.
+    double once[3] = {entry[0], entry[1], entry[2]};
+    jc::inPlaceFwd(a, b, once);
+    for (int i = 0; i < 3; ++i)
+      SO_EXPECT_CLOSE(out[i], once[i], 1e-15);
+    auto f = [&](const Vec &v) {
+      double o[3] = {entry[0], entry[1], entry[2]};
+      jc::inPlaceFwd(v[0], v[1], o);
+      return Vec{o[0], o[1], o[2]};
+    };
+    expectMatrixClose(Vec(J, J + 6), jacobianFD(f, {a, b}), 1e-7);
   }
 }
 

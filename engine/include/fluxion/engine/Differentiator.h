@@ -42,6 +42,14 @@ struct Annotation {
   llvm::SmallVector<clang::SourceLocation, 4> ParamLocs; ///< of each name
   clang::SourceLocation Loc;
   std::string Spelling = "fluxion::grad";
+  /// The names restrict the inputs only: fixed-size output arrays (T y[N],
+  /// non-const) are differentiated whether named or not. Set for
+  /// [[fluxion::jacobian]], whose outputs are its rows, and for the sweeps
+  /// f_jacobian is built from.
+  bool OutputsAlwaysActive = false;
+  /// Not written by the user: what [[fluxion::hessian]] also gives. An
+  /// annotation of the same kind already there takes its place.
+  bool Implied = false;
 };
 
 /// A residual-form custom derivative: f_fwd(P..., Res &) and
@@ -278,6 +286,11 @@ struct DualEntry {
 
 /// The type of the adjoint parameter for a parameter of type T.
 clang::QualType adjointParamType(clang::ASTContext &Ctx, clang::QualType T);
+
+/// True for a parameter declared as a fixed-size array of floating values
+/// the function may write (T y[N], not const): an output whose elements are
+/// rows of f_jacobian.
+bool isFixedSizeOutput(clang::ASTContext &Ctx, const clang::ParmVarDecl *P);
 
 } // namespace fluxion
 

@@ -1,0 +1,62 @@
+// A list of names in [[fluxion::jacobian]] picks the inputs, the columns
+// (CONTRACT.md, "Jacobian"; like JAX's argnums): fixed-size output arrays
+// are rows whether they are named or not, and the f_vjp or f_jvp that
+// f_jacobian is built from receives their adjoints or tangents.
+// RUN: %clangxx %fluxion -Xclang -plugin-arg-fluxion -Xclang dump -fsyntax-only %s 2>&1 | %FileCheck %s
+#include <fluxion/fluxion.hpp>
+
+// 2 rows (err) x 15 columns (cam, X, w): one f_vjp per row, seeded through
+// d_err; feat gets no adjoint.
+[[fluxion::jacobian("cam", "X", "w")]] void
+reproj(const double cam[11], const double X[3], double w, const double feat[2],
+       double err[2]) {
+  err[0] = w * (cam[0] * X[0] + cam[10] - feat[0]);
+  err[1] = w * (cam[1] * X[1] * X[2] - feat[1]);
+}
+// CHECK-LABEL: void reproj_jacobian(const double *cam, const double *X, double w,
+// CHECK-NEXT: {{^ +}}const double *feat, double *err, double *J) {
+// CHECK: while (k < 2) {
+// CHECK: d_err[i] = (k == (0 + i) ? 1. : 0.);
+// CHECK: reproj_vjp(cam, X, w, feat, err, d_cam, d_X, &d_w, d_err);
+// CHECK: J[(k * 15) + (14 + i)] = d_w;
+// CHECK-LABEL: void reproj_vjp(const double *cam, const double *X, double w,
+// CHECK-NEXT: {{^ +}}const double *feat, double *err, double *d_cam, double *d_X,
+// CHECK-NEXT: {{^ +}}double *d_w, double *d_err) {
+
+// Naming the output changes nothing: it is not a column.
+[[fluxion::jacobian("cam", "X", "w", "err")]] void
+named(const double cam[11], const double X[3], double w, const double feat[2],
+      double err[2]) {
+  err[0] = w * (cam[0] * X[0] + cam[10] - feat[0]);
+  err[1] = w * (cam[1] * X[1] * X[2] - feat[1]);
+}
+// CHECK-LABEL: void named_jacobian(const double *cam, const double *X, double w,
+// CHECK-NEXT: {{^ +}}const double *feat, double *err, double *J) {
+// CHECK: while (k < 2) {
+// CHECK: named_vjp(cam, X, w, feat, err, d_cam, d_X, &d_w, d_err);
+// CHECK: J[(k * 15) + (14 + i)] = d_w;
+
+// 1 + 2 rows (result, out) x 1 column (x): one f_jvp, whose t_out gives the
+// rows of out; y gets no tangent.
+[[fluxion::jacobian("x")]] double g(double x, double y, double out[2]) {
+  out[0] = x * y;
+  out[1] = x * x;
+  return x * y * y;
+}
+// CHECK-LABEL: void g_jacobian(double x, double y, double *out, double *J) {
+// CHECK: t_ret = g_jvp(x, y, out, t_x, t_out);
+// CHECK: J[(0 * 1) + k] = t_ret;
+// CHECK: J[((1 + i) * 1) + k] = t_out[i];
+// CHECK-LABEL: double g_jvp(double x, double y, double *out, double t_x, double *t_out) {
+// CHECK-NOT: nullptr
+// CHECK: return _t_ret;
+
+// A pointer of unknown length is not a row: left out of the list, it stays
+// out of the derivatives (it receives no differentiated values here).
+[[fluxion::jacobian("x")]] void scratch(const double x[2], double *work,
+                                        double y[1]) {
+  work[0] = 1;
+  y[0] = x[0] * x[1] * work[0];
+}
+// CHECK-LABEL: void scratch_jacobian(const double *x, double *work, double *y, double *J) {
+// CHECK: scratch_vjp(x, work, y, d_x, d_y);
