@@ -92,6 +92,27 @@ bool Differentiator::hasFirstOrderOnlyParts(const FunctionDecl *FD) {
   return Result;
 }
 
+bool Differentiator::usesCheckpointing(const FunctionDecl *FD) {
+  FD = FD->getCanonicalDecl();
+  auto It = UsesCheckpoints.find(FD);
+  if (It != UsesCheckpoints.end())
+    return It->second;
+  UsesCheckpoints[FD] = false; // recursion: assume not while visiting
+  const FunctionDecl *Def = nullptr;
+  bool Result = false;
+  if (FD->hasBody(Def)) {
+    auto Check = [&](const FunctionDecl *Callee) {
+      return isCheckpointed(Callee) || isRevolveMarker(Callee) ||
+             usesCheckpointing(Callee);
+    };
+    FirstOrderOnlyFinder Finder(Check);
+    Finder.TraverseStmt(Def->getBody());
+    Result = Finder.Found;
+  }
+  UsesCheckpoints[FD] = Result;
+  return Result;
+}
+
 namespace {
 /// Finds, in the bodies reachable from a function, a read of one of a set
 /// of globals.

@@ -375,6 +375,50 @@ bool Differentiator::canGenerate(FunctionDecl *Callee, SourceLocation Loc,
   return false;
 }
 
+Differentiator::SplitEntry &
+Differentiator::splitPair(FunctionDecl *Callee, const std::vector<bool> &Active,
+                          bool All, bool RestoreMemory, SourceLocation UseLoc,
+                          FunctionDecl *User) {
+  // The pair used by f_hvp differs from the first-order one only when the
+  // callee's calls are checkpointed or use residual rules.
+  bool Distinct = SecondOrderMode && hasFirstOrderOnlyParts(Callee);
+  std::vector<bool> KeyActive = Active;
+  KeyActive.push_back(Distinct);
+  KeyActive.push_back(RestoreMemory);
+  auto Key = std::make_pair(
+      static_cast<const Decl *>(Callee->getCanonicalDecl()), KeyActive);
+  auto It = Splits.find(Key);
+  if (It == Splits.end()) {
+    auto E = std::make_unique<SplitEntry>();
+    E->Callee = Callee;
+    E->Active = Active;
+    E->SecondOrder = Distinct;
+    E->RestoresMemory = RestoreMemory;
+    std::string Suffix = activeSuffix(Callee, Active, All);
+    if (Distinct)
+      Suffix += "_recorded";
+    if (RestoreMemory)
+      Suffix += "_restoring";
+    std::string Base = Callee->getNameAsString();
+    std::vector<std::pair<std::string, QualType>> FwdParams;
+    for (ParmVarDecl *P : Callee->parameters())
+      FwdParams.push_back({P->getName().empty() ? std::string("_p")
+                                                : P->getNameAsString(),
+                           P->getType()});
+    E->Fwd = declare(Callee, Base + "_fwd" + Suffix, Callee->getReturnType(),
+                     FwdParams, true, false);
+    E->Bwd = declare(Callee, Base + "_bwd" + Suffix, Ctx.VoidTy,
+                     reverseParams(Callee, Active), true, false);
+    SplitOrder.push_back(E.get());
+    It = Splits.emplace(Key, std::move(E)).first;
+  }
+  // The builder may ask again for the same call (to-be-recorded rounds).
+  auto Use = std::make_pair(UseLoc, User);
+  if (!llvm::is_contained(It->second->Uses, Use))
+    It->second->Uses.push_back(Use);
+  return *It->second;
+}
+
 std::optional<CallDerivative>
 Differentiator::reverseOf(const ir::Expr &Call, llvm::ArrayRef<bool> ArgActive,
                           bool RestoreMemory) {
@@ -414,46 +458,11 @@ Differentiator::reverseOf(const ir::Expr &Call, llvm::ArrayRef<bool> ArgActive,
     RestoreMemory = false;
   bool All;
   std::vector<bool> Active = activeParams(Callee, ArgActive, All);
-  // The pair used by f_hvp differs from the first-order one only when the
-  // callee's calls are checkpointed or use residual rules.
-  bool Distinct = SecondOrderMode && hasFirstOrderOnlyParts(Callee);
-  std::vector<bool> KeyActive = Active;
-  KeyActive.push_back(Distinct);
-  KeyActive.push_back(RestoreMemory);
-  auto Key = std::make_pair(
-      static_cast<const Decl *>(Callee->getCanonicalDecl()), KeyActive);
-  auto It = Splits.find(Key);
-  if (It == Splits.end()) {
-    auto E = std::make_unique<SplitEntry>();
-    E->Callee = Callee;
-    E->Active = Active;
-    E->SecondOrder = Distinct;
-    E->RestoresMemory = RestoreMemory;
-    std::string Suffix = activeSuffix(Callee, Active, All);
-    if (Distinct)
-      Suffix += "_recorded";
-    if (RestoreMemory)
-      Suffix += "_restoring";
-    std::string Base = Callee->getNameAsString();
-    std::vector<std::pair<std::string, QualType>> FwdParams;
-    for (ParmVarDecl *P : Callee->parameters())
-      FwdParams.push_back({P->getName().empty() ? std::string("_p")
-                                                : P->getNameAsString(),
-                           P->getType()});
-    E->Fwd = declare(Callee, Base + "_fwd" + Suffix, Callee->getReturnType(),
-                     FwdParams, true, false);
-    E->Bwd = declare(Callee, Base + "_bwd" + Suffix, Ctx.VoidTy,
-                     reverseParams(Callee, Active), true, false);
-    SplitOrder.push_back(E.get());
-    It = Splits.emplace(Key, std::move(E)).first;
-  }
-  // The builder may ask again for the same call (to-be-recorded rounds).
-  auto Use = std::make_pair(Call.Loc, Current);
-  if (!llvm::is_contained(It->second->Uses, Use))
-    It->second->Uses.push_back(Use);
+  SplitEntry &Pair = splitPair(Callee, Active, All, RestoreMemory,
+                              Call.Loc, Current);
   CallDerivative D;
-  D.Forward = It->second->Fwd;
-  D.Reverse = It->second->Bwd;
+  D.Forward = Pair.Fwd;
+  D.Reverse = Pair.Bwd;
   D.AdjointSlot.assign(Active.begin(), Active.end());
   D.RestoresMemory = RestoreMemory;
   if (!SecondOrderMode && isCheckpointed(Callee)) {

@@ -123,6 +123,71 @@ void Differentiator::defineJacobian(UserEntry &E, FunctionDecl *Def) {
   auto Loop = [&](Var *Counter, uint64_t Count, ir::Block Body) {
     return ir::countedLoop(Ctx, Counter, Count, std::move(Body));
   };
+  // Reverse mode with several rows: one forward sweep, and one reverse
+  // sweep per row over its tape (rewound between rows), instead of a whole
+  // f_vjp per row. Not when something checkpoints: a checkpoint's reverse
+  // sweep pushes again, over what the next row needs.
+  bool Replay = !E.Forward && !usesCheckpointing(Def);
+  FunctionDecl *Rewind = nullptr;
+  Var *Position = nullptr;
+  ir::Block Pre, Post;
+  std::vector<std::pair<Var *, Var *>> EndValues; // output, its final values
+  auto Copy = [&](Var *To, Var *From) {
+    ir::Block B;
+    B.push_back(ir::assign(ir::index(ir::ref(To), ir::ref(I), T),
+                           ir::index(ir::ref(From), ir::ref(I), T)));
+    uint64_t N = Ctx.getAsConstantArrayType(From->isArray() ? From->Type
+                                                            : To->Type)
+                     ->getSize()
+                     .getZExtValue();
+    return Loop(I, N, std::move(B));
+  };
+  if (Replay) {
+    uint64_t Rows = hasSeed(Def) ? 1 : 0;
+    for (const Part &P : Parts)
+      Rows += P.Output ? P.Size : 0;
+    Replay = Rows > 1;
+  }
+  if (Replay) {
+    FunctionDecl *Where = runtimeFunction("tape_position", {}, Def->getLocation());
+    if (!Where)
+      return;
+    Position = F.makeVar(Var::Kind::Local, "tapes", Where->getReturnType());
+    F.Locals.push_back(Position);
+    Rewind = runtimeFunction("tape_rewind", {Position->Type},
+                             Def->getLocation());
+    if (!Rewind)
+      return;
+    bool All = true;
+    for (unsigned P = 0; P < Def->getNumParams(); ++P)
+      All &= !isDifferentiableType(Def->getParamDecl(P)->getType()) ||
+             E.Active[P];
+    SplitEntry &Pair = splitPair(Def, E.Active, All, /*RestoreMemory=*/true,
+                                 Def->getLocation(), Def);
+    Callee = Pair.Bwd;
+    llvm::SmallVector<ExprP, 8> FwdArgs;
+    for (unsigned P = 0; P < Def->getNumParams(); ++P)
+      FwdArgs.push_back(ir::ref(Params[P]));
+    Pre.push_back(ir::eval(ir::call(Pair.Fwd, FwdArgs, Def->getReturnType())));
+    Pre.push_back(ir::assign(ir::ref(Position),
+                             ir::call(Where, {}, Position->Type)));
+    for (const Part &P : Parts) {
+      if (!P.Output)
+        continue;
+      Var *Out = Params[P.Param];
+      Var *End = F.makeVar(
+          Var::Kind::Local, "end_" + Out->Name,
+          Ctx.getConstantArrayType(T, llvm::APInt(64, P.Size), nullptr,
+                                   ArraySizeModifier::Normal, 0));
+      F.Locals.push_back(End);
+      EndValues.push_back({Out, End});
+      for (StmtP &St : Copy(End, Out))
+        Pre.push_back(std::move(St));
+      // Afterwards the outputs hold what f computed.
+      for (StmtP &St : Copy(Out, End))
+        Post.push_back(std::move(St));
+    }
+  }
   // One seed buffer per differentiable parameter (tangent or adjoint).
   struct Slot {
     Part P;
@@ -209,6 +274,15 @@ void Differentiator::defineJacobian(UserEntry &E, FunctionDecl *Def) {
         Body.push_back(std::move(St));
     }
   } else {
+    if (Replay) {
+      // Row k runs the reverse sweep again over the one forward sweep: the
+      // tapes and the outputs go back to where that sweep left them.
+      Body.push_back(ir::eval(ir::call(Rewind, {ir::ref(Position)},
+                                       Ctx.VoidTy)));
+      for (const auto &[Out, End] : EndValues)
+        for (StmtP &St : Copy(Out, End))
+          Body.push_back(std::move(St));
+    }
     // Row k: seed the return value (k == 0) or an output element.
     if (Result) {
       Body.push_back(ir::assign(
@@ -236,7 +310,6 @@ void Differentiator::defineJacobian(UserEntry &E, FunctionDecl *Def) {
   // One f_jvp per column runs f once per column: an output that f updates
   // in place (reads before writing) must start each run from its values on
   // entry. (f_vjp restores such outputs itself.)
-  ir::Block Pre;
   if (E.Forward && Cols > 1) {
     ir::Block Restore;
     for (const Slot &S : Slots) {
@@ -246,12 +319,6 @@ void Differentiator::defineJacobian(UserEntry &E, FunctionDecl *Def) {
       Var *Entry = F.makeVar(Var::Kind::Local, "entry_" + Out->Name,
                              S.Buf->Type);
       F.Locals.push_back(Entry);
-      auto Copy = [&](Var *To, Var *From) {
-        ir::Block B;
-        B.push_back(ir::assign(ir::index(ir::ref(To), ir::ref(I), T),
-                               ir::index(ir::ref(From), ir::ref(I), T)));
-        return Loop(I, S.P.Size, std::move(B));
-      };
       for (StmtP &St : Copy(Entry, Out))
         Pre.push_back(std::move(St));
       for (StmtP &St : Copy(Out, Entry))
@@ -267,6 +334,8 @@ void Differentiator::defineJacobian(UserEntry &E, FunctionDecl *Def) {
   R.Locals = F.Locals;
   R.Body = std::move(Pre);
   for (StmtP &St : Loop(K, E.Forward ? Cols : Rows, std::move(Body)))
+    R.Body.push_back(std::move(St));
+  for (StmtP &St : Post)
     R.Body.push_back(std::move(St));
   emitAndPublish(R);
 }

@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <cstddef>
+#include <memory>
 #include <random>
 #include <thread>
 #include <type_traits>
@@ -232,6 +233,86 @@ TYPED_TEST(TapeTest, ReleaseReturnsTheChunksAndTheTapeStillWorks) {
   Tape.release();
   Tape.release(); // twice is fine
   EXPECT_EQ(Tape.capacityBytes(), 0u);
+}
+
+TYPED_TEST(TapeTest, RangesAcrossChunkEdges) {
+  using T = TypeParam;
+  constexpr std::size_t C = fluxion::Tape<T>::ChunkSize;
+  fluxion::Tape<T> Tape;
+  // A few scalars first, so that the ranges straddle chunk boundaries.
+  for (std::size_t I = 0; I < C - 3; ++I)
+    Tape.push(valueAt<T>(I));
+  // Arrays, not std::vector (whose bool specialisation has no data()).
+  const std::size_t NA = 2 * C + 7, NB = 5;
+  std::unique_ptr<T[]> A(new T[NA]), B(new T[NB]), Back(new T[NA]),
+      BackB(new T[NB]);
+  for (std::size_t I = 0; I < NA; ++I)
+    A[I] = valueAt<T>(7 * I + 1);
+  for (std::size_t I = 0; I < NB; ++I)
+    B[I] = valueAt<T>(3 * I + 2);
+  Tape.push_range(A.get(), static_cast<long>(NA));
+  Tape.push_range(B.get(), 0);  // nothing
+  Tape.push_range(B.get(), -4); // nothing
+  Tape.push_range(B.get(), static_cast<long>(NB));
+  EXPECT_EQ(Tape.size(), C - 3 + NA + NB);
+  EXPECT_EQ(Tape.peakSize(), Tape.size());
+  Tape.pop_range(BackB.get(), static_cast<long>(NB));
+  Tape.pop_range(Back.get(), static_cast<long>(NA));
+  for (std::size_t I = 0; I < NB; ++I)
+    ASSERT_EQ(BackB[I], B[I]) << I;
+  for (std::size_t I = 0; I < NA; ++I)
+    ASSERT_EQ(Back[I], A[I]) << I;
+  for (std::size_t I = C - 3; I > 0; --I)
+    ASSERT_EQ(Tape.pop(), valueAt<T>(I - 1));
+  EXPECT_TRUE(Tape.empty());
+}
+
+TYPED_TEST(TapeTest, RewindTakesBackPopsAtEverySize) {
+  using T = TypeParam;
+  constexpr std::size_t C = fluxion::Tape<T>::ChunkSize;
+  // Positions on, just before and just after chunk boundaries.
+  for (std::size_t Base : {std::size_t(0), C - 1, C, C + 1, 2 * C}) {
+    for (std::size_t Pops : {std::size_t(1), std::size_t(2), C, C + 2}) {
+      fluxion::Tape<T> Tape;
+      const std::size_t N = Base + Pops;
+      for (std::size_t I = 0; I < N; ++I)
+        Tape.push(valueAt<T>(I));
+      // Three reverse sweeps over one forward sweep.
+      for (int Sweep = 0; Sweep < 3; ++Sweep) {
+        Tape.rewind(N);
+        ASSERT_EQ(Tape.size(), N);
+        for (std::size_t I = N; I > Base; --I)
+          ASSERT_EQ(Tape.pop(), valueAt<T>(I - 1))
+              << "base " << Base << " pops " << Pops << " sweep " << Sweep;
+      }
+      EXPECT_EQ(Tape.peakSize(), N);
+      // Pushing after the sweeps continues from Base.
+      Tape.push(valueAt<T>(99));
+      EXPECT_EQ(Tape.size(), Base + 1);
+      EXPECT_EQ(Tape.back(), valueAt<T>(99));
+    }
+  }
+}
+
+TEST(TapePosition, RewindsEveryTapeOfTheThread) {
+  auto &D = fluxion::tape<double>();
+  auto &I = fluxion::tape<int>();
+  const std::size_t D0 = D.size(), I0 = I.size();
+  for (int K = 0; K < 1000; ++K) {
+    D.push(K * 0.5);
+    I.push(K);
+  }
+  fluxion::TapePosition P = fluxion::tape_position();
+  for (int Row = 0; Row < 3; ++Row) {
+    fluxion::tape_rewind(P);
+    for (int K = 999; K >= 0; --K) {
+      ASSERT_EQ(I.pop(), K);
+      ASSERT_EQ(D.pop(), K * 0.5);
+    }
+    EXPECT_EQ(D.size(), D0);
+    EXPECT_EQ(I.size(), I0);
+  }
+  static_assert(std::is_trivially_copyable_v<fluxion::TapePosition>);
 }
 
 TEST(TapeChunks, AreSixteenKiB) {

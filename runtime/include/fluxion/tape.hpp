@@ -13,6 +13,8 @@
 #include <algorithm>
 #include <cassert>
 #include <cstddef>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <type_traits>
@@ -131,6 +133,25 @@ public:
     Mark = Top;
   }
 
+  /// Takes back the pops made since the tape held Size elements: pops do not
+  /// erase, so a second reverse sweep can run over the same forward sweep
+  /// (f_jacobian, one reverse sweep per row). Nothing may have been pushed
+  /// since the tape last held Size elements.
+  void rewind(std::size_t Size) {
+    if (Size == size())
+      return;
+    assert(Size > size() && Size <= Chunks.size() * ChunkSize &&
+           "rewind beyond what the tape held");
+    Peak = peakSize();
+    std::size_t Index = Size / ChunkSize, Offset = Size % ChunkSize;
+    if (Offset == 0 && Index > 0) { // the end of the previous chunk
+      --Index;
+      Offset = ChunkSize;
+    }
+    setChunk(Index);
+    Top = Mark = Begin + Offset;
+  }
+
   /// Drops every element; keeps the chunks for reuse.
   void clear() {
     Peak = peakSize();
@@ -213,6 +234,8 @@ public:
   /// Largest number of bytes of elements stored at once (Tape::peakSize()).
   virtual std::size_t peakBytes() const = 0;
   virtual void resetPeak() = 0;
+  virtual std::size_t size() const = 0;
+  virtual void rewind(std::size_t Size) = 0;
 
   /// The calling thread's tapes, most recently created first.
   static TapeAccount *first() { return head(); }
@@ -235,11 +258,62 @@ public:
     return Storage.peakSize() * sizeof(T);
   }
   void resetPeak() override { Storage.resetPeak(); }
+  std::size_t size() const override { return Storage.size(); }
+  void rewind(std::size_t Size) override { Storage.rewind(Size); }
 
   Tape<T> Storage;
 };
 
 } // namespace detail
+
+/// The sizes of the calling thread's tapes at one point, for tape_rewind.
+/// Trivially copyable (generated code assigns it like a number); holds up to
+/// MaxTapes tapes, one per element type in use.
+class TapePosition {
+public:
+  static constexpr std::size_t MaxTapes = 16;
+
+  /// Empty: rewinds nothing. tape_position() gives the current one.
+  TapePosition() = default;
+
+  static TapePosition current() {
+    TapePosition P;
+    for (detail::TapeAccount *T = detail::TapeAccount::first(); T;
+         T = T->next()) {
+      if (P.Count == MaxTapes) {
+        std::fprintf(stderr, "fluxion: more than %zu tape element types in "
+                             "one thread; tape_position() cannot hold them\n",
+                     MaxTapes);
+        std::abort();
+      }
+      P.Tapes[P.Count] = T;
+      P.Sizes[P.Count++] = T->size();
+    }
+    return P;
+  }
+
+  /// Takes back the pops made on every tape since this position.
+  void rewind() const {
+    for (std::size_t I = 0; I < Count; ++I)
+      Tapes[I]->rewind(Sizes[I]);
+  }
+
+private:
+  // Only the first Count entries are set (no zeroing: f_jacobian takes a
+  // position per call).
+  detail::TapeAccount *Tapes[MaxTapes];
+  std::size_t Sizes[MaxTapes];
+  std::size_t Count = 0;
+};
+static_assert(std::is_trivially_copyable<TapePosition>::value,
+              "generated code copies positions as values");
+
+/// Where the calling thread's tapes stand now.
+inline TapePosition tape_position() { return TapePosition::current(); }
+
+/// Takes back the pops made since P: the reverse sweep that popped them can
+/// run again (generated f_jacobian code, one reverse sweep per output).
+inline void tape_rewind(const TapePosition &P) { P.rewind(); }
 
 /// The calling thread's tape for values of type T.
 template <class T> inline Tape<T> &tape() {

@@ -5,8 +5,9 @@
 // RUN: %clangxx %fluxion -Xclang -plugin-arg-fluxion -Xclang dump -fsyntax-only %s 2>&1 | %FileCheck %s
 #include <fluxion/fluxion.hpp>
 
-// 2 rows (err) x 15 columns (cam, X, w): one f_vjp per row, seeded through
-// d_err; feat gets no adjoint.
+// 2 rows (err) x 15 columns (cam, X, w): one forward sweep, then one
+// reverse sweep per row over the same tapes (rewound between rows), seeded
+// through d_err; feat gets no adjoint. err ends with the values f computed.
 [[fluxion::jacobian("cam", "X", "w")]] void
 reproj(const double cam[11], const double X[3], double w, const double feat[2],
        double err[2]) {
@@ -15,10 +16,19 @@ reproj(const double cam[11], const double X[3], double w, const double feat[2],
 }
 // CHECK-LABEL: void reproj_jacobian(const double *cam, const double *X, double w,
 // CHECK-NEXT: {{^ +}}const double *feat, double *err, double *J) {
+// CHECK: reproj_fwd_cam_X_w_err_restoring(cam, X, w, feat, err);
+// CHECK-NEXT: tapes = fluxion::tape_position();
+// CHECK: end_err[i] = err[i];
 // CHECK: while (k < 2) {
 // CHECK: d_err[i] = (k == (0 + i) ? 1. : 0.);
-// CHECK: reproj_vjp(cam, X, w, feat, err, d_cam, d_X, &d_w, d_err);
+// CHECK: fluxion::tape_rewind(tapes);
+// CHECK: err[i] = end_err[i];
+// CHECK: reproj_bwd_cam_X_w_err_restoring(cam, X, w, feat, err, d_cam, d_X, &d_w,
+// CHECK-NEXT: d_err);
 // CHECK: J[(k * 15) + (14 + i)] = d_w;
+// CHECK: k = k + 1;
+// CHECK-NEXT: }
+// CHECK: err[i] = end_err[i];
 // CHECK-LABEL: void reproj_vjp(const double *cam, const double *X, double w,
 // CHECK-NEXT: {{^ +}}const double *feat, double *err, double *d_cam, double *d_X,
 // CHECK-NEXT: {{^ +}}double *d_w, double *d_err) {
@@ -33,7 +43,8 @@ named(const double cam[11], const double X[3], double w, const double feat[2],
 // CHECK-LABEL: void named_jacobian(const double *cam, const double *X, double w,
 // CHECK-NEXT: {{^ +}}const double *feat, double *err, double *J) {
 // CHECK: while (k < 2) {
-// CHECK: named_vjp(cam, X, w, feat, err, d_cam, d_X, &d_w, d_err);
+// CHECK: named_bwd_cam_X_w_err_restoring(cam, X, w, feat, err, d_cam, d_X, &d_w,
+// CHECK-NEXT: d_err);
 // CHECK: J[(k * 15) + (14 + i)] = d_w;
 
 // 1 + 2 rows (result, out) x 1 column (x): one f_jvp, whose t_out gives the

@@ -187,6 +187,9 @@ private:
   /// True if FD's calls (transitively) are differentiated differently at
   /// first order: checkpoints, residual rules, binomial loops.
   bool hasFirstOrderOnlyParts(const clang::FunctionDecl *FD);
+  /// True if FD's calls (transitively) checkpoint or run binomial loops:
+  /// their reverse sweeps push again, so a tape cannot be replayed.
+  bool usesCheckpointing(const clang::FunctionDecl *FD);
   /// g_logged: the primal of Callee that logs its writes outside its frame.
   clang::FunctionDecl *loggedVersion(clang::FunctionDecl *Callee,
                                      clang::SourceLocation Loc);
@@ -195,6 +198,7 @@ private:
   std::map<const clang::Decl *, std::unique_ptr<LoggedEntry>> Logged;
   std::vector<LoggedEntry *> LoggedOrder;
   llvm::DenseMap<const clang::Decl *, bool> FirstOrderOnly;
+  llvm::DenseMap<const clang::Decl *, bool> UsesCheckpoints;
 
   // Custom derivatives (CustomRules.cpp).
   /// The rule fluxion::custom::<callee><Suffix> matching Callee's
@@ -250,6 +254,12 @@ private:
            std::unique_ptr<SplitEntry>>
       Splits;
   std::vector<SplitEntry *> SplitOrder;
+  /// The split pair of Callee for these active parameters (declared on
+  /// first request, defined once something calls it), noting the use.
+  SplitEntry &splitPair(clang::FunctionDecl *Callee,
+                        const std::vector<bool> &Active, bool All,
+                        bool RestoreMemory, clang::SourceLocation UseLoc,
+                        clang::FunctionDecl *User);
   std::map<std::tuple<const clang::Decl *, std::vector<bool>,
                       std::vector<bool>>,
            std::unique_ptr<struct DualEntry>>
