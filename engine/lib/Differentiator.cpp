@@ -375,6 +375,16 @@ bool Differentiator::canGenerate(FunctionDecl *Callee, SourceLocation Loc,
   return false;
 }
 
+void Differentiator::noteCalls(const ir::Block &Sweep) {
+  ir::forEachExpr(Sweep, [&](const ir::Expr &E) {
+    if (E.K != ir::ExprKind::Call)
+      return;
+    auto It = PairOf.find(E.Callee);
+    if (It != PairOf.end())
+      It->second->Called = true;
+  });
+}
+
 Differentiator::SplitEntry &
 Differentiator::splitPair(FunctionDecl *Callee, const std::vector<bool> &Active,
                           bool All, bool RestoreMemory, SourceLocation UseLoc,
@@ -410,6 +420,7 @@ Differentiator::splitPair(FunctionDecl *Callee, const std::vector<bool> &Active,
     E->Bwd = declare(Callee, Base + "_bwd" + Suffix, Ctx.VoidTy,
                      reverseParams(Callee, Active), true, false);
     SplitOrder.push_back(E.get());
+    PairOf[E->Fwd] = PairOf[E->Bwd] = E.get();
     It = Splits.emplace(Key, std::move(E)).first;
   }
   // The builder may ask again for the same call (to-be-recorded rounds).

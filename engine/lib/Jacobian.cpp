@@ -33,6 +33,14 @@ struct Part {
 };
 } // namespace
 
+/// The floating type of a scalar parameter or of a fixed-size array's
+/// elements.
+static QualType elementType(ASTContext &Ctx, const ParmVarDecl *P) {
+  if (const auto *AT = Ctx.getAsConstantArrayType(P->getOriginalType()))
+    return Ctx.getBaseElementType(AT).getUnqualifiedType();
+  return P->getType().getUnqualifiedType();
+}
+
 static bool jacobianParts(ASTContext &Ctx, FunctionDecl *FD,
                           const std::vector<bool> &Active,
                           std::vector<Part> &Parts) {
@@ -123,11 +131,23 @@ void Differentiator::defineJacobian(UserEntry &E, FunctionDecl *Def) {
   auto Loop = [&](Var *Counter, uint64_t Count, ir::Block Body) {
     return ir::countedLoop(Ctx, Counter, Count, std::move(Body));
   };
-  // Reverse mode with several rows: one forward sweep, and one reverse
-  // sweep per row over its tape (rewound between rows), instead of a whole
-  // f_vjp per row. Not when something checkpoints: a checkpoint's reverse
-  // sweep pushes again, over what the next row needs.
+  // Reverse mode: one forward sweep, and one reverse sweep per row over its
+  // tape (rewound between rows), instead of a whole f_vjp per row; the
+  // outputs end with the values f computed. Not when something checkpoints:
+  // a checkpoint's reverse sweep pushes again, over what the next row
+  // needs, nor when f writes memory other than fixed-size outputs. Then
+  // each row is an f_vjp, which gives that memory its entry values back,
+  // and f runs once more at the end for its outputs.
   bool Replay = !E.Forward && !usesCheckpointing(Def);
+  // Memory f writes must be put back before each row: only fixed-size
+  // outputs can be (a pointer of unknown length, such as scratch space,
+  // cannot).
+  for (unsigned P = 0; P < Def->getNumParams(); ++P) {
+    QualType PT = Def->getParamDecl(P)->getType();
+    if (PT->isPointerType() && !PT->getPointeeType().isConstQualified() &&
+        !(E.Active[P] && isFixedSizeOutput(Ctx, Def->getParamDecl(P))))
+      Replay = false;
+  }
   FunctionDecl *Rewind = nullptr;
   Var *Position = nullptr;
   ir::Block Pre, Post;
@@ -143,17 +163,17 @@ void Differentiator::defineJacobian(UserEntry &E, FunctionDecl *Def) {
     return Loop(I, N, std::move(B));
   };
   if (Replay) {
-    uint64_t Rows = hasSeed(Def) ? 1 : 0;
-    for (const Part &P : Parts)
-      Rows += P.Output ? P.Size : 0;
-    Replay = Rows > 1;
-  }
-  if (Replay) {
-    FunctionDecl *Where = runtimeFunction("tape_position", {}, Def->getLocation());
+    FunctionDecl *Current =
+        runtimeFunction("tape_position", {}, Def->getLocation());
+    if (!Current)
+      return;
+    Position = F.makeVar(Var::Kind::Local, "tapes", Current->getReturnType());
+    F.Locals.push_back(Position);
+    QualType PosPtr = Ctx.getPointerType(Position->Type);
+    FunctionDecl *Where =
+        runtimeFunction("tape_position", {PosPtr}, Def->getLocation());
     if (!Where)
       return;
-    Position = F.makeVar(Var::Kind::Local, "tapes", Where->getReturnType());
-    F.Locals.push_back(Position);
     Rewind = runtimeFunction("tape_rewind", {Position->Type},
                              Def->getLocation());
     if (!Rewind)
@@ -169,8 +189,8 @@ void Differentiator::defineJacobian(UserEntry &E, FunctionDecl *Def) {
     for (unsigned P = 0; P < Def->getNumParams(); ++P)
       FwdArgs.push_back(ir::ref(Params[P]));
     Pre.push_back(ir::eval(ir::call(Pair.Fwd, FwdArgs, Def->getReturnType())));
-    Pre.push_back(ir::assign(ir::ref(Position),
-                             ir::call(Where, {}, Position->Type)));
+    Pre.push_back(ir::eval(ir::call(
+        Where, {ir::addrOf(ir::ref(Position), PosPtr)}, Ctx.VoidTy)));
     for (const Part &P : Parts) {
       if (!P.Output)
         continue;
@@ -197,6 +217,15 @@ void Differentiator::defineJacobian(UserEntry &E, FunctionDecl *Def) {
   std::vector<Slot> Slots;
   uint64_t Rows = hasSeed(Def) ? 1 : 0, Cols = 0;
   for (const Part &P : Parts) {
+    uint64_t &Counter = P.Output ? Rows : Cols;
+    // In reverse mode an input's adjoints are its part of row k of J: the
+    // reverse sweep adds into J itself (no buffer, no copy).
+    QualType PT = elementType(Ctx, Def->getParamDecl(P.Param));
+    if (!E.Forward && !P.Output && Ctx.hasSameUnqualifiedType(PT, T)) {
+      Slots.push_back({P, nullptr, Counter});
+      Counter += P.Size;
+      continue;
+    }
     QualType BT = P.Scalar ? T
                            : Ctx.getConstantArrayType(T, llvm::APInt(64, P.Size),
                                                       nullptr,
@@ -206,10 +235,15 @@ void Differentiator::defineJacobian(UserEntry &E, FunctionDecl *Def) {
                          (E.Forward ? "t_" : "d_") + Params[P.Param]->Name, BT);
     Buf->ZeroInit = true;
     F.Locals.push_back(Buf);
-    uint64_t &Counter = P.Output ? Rows : Cols;
     Slots.push_back({P, Buf, Counter});
     Counter += P.Size;
   }
+  // Element I of an input's adjoints in row k of J.
+  auto InJ = [&](const Slot &S, ExprP Idx) -> ExprP {
+    ExprP At = ir::binary(BO_Mul, ir::ref(K), IntC(Cols), Int);
+    At = ir::binary(BO_Add, At, IntC(S.Offset), Int);
+    return Idx ? ir::binary(BO_Add, At, Idx, Int) : At;
+  };
   Var *Result = nullptr;
   if (hasSeed(Def)) {
     Result = F.makeVar(Var::Kind::Local, E.Forward ? "t_ret" : "seed", T);
@@ -217,6 +251,8 @@ void Differentiator::defineJacobian(UserEntry &E, FunctionDecl *Def) {
     F.Locals.push_back(Result);
   }
   auto Elem = [&](const Slot &S, ExprP Idx) -> ExprP {
+    if (!S.Buf)
+      return ir::index(ir::ref(J), InJ(S, S.P.Scalar ? nullptr : Idx), T);
     return S.P.Scalar ? ir::ref(S.Buf) : ir::index(ir::ref(S.Buf), Idx, T);
   };
   // Seeds the unit vector k into the slots on the "Seeded" side (inputs in
@@ -241,6 +277,9 @@ void Differentiator::defineJacobian(UserEntry &E, FunctionDecl *Def) {
   for (unsigned P = 0; P < Def->getNumParams(); ++P)
     Args.push_back(ir::ref(Params[P]));
   auto BufArg = [&](const Slot &S, bool ByValue) -> ExprP {
+    if (!S.Buf)
+      return ir::binary(BO_Add, ir::ref(J), InJ(S, nullptr),
+                        Ctx.getPointerType(T));
     if (!S.P.Scalar)
       return ir::cast(Ctx.getPointerType(T), ir::ref(S.Buf));
     return ByValue ? ir::ref(S.Buf)
@@ -283,6 +322,8 @@ void Differentiator::defineJacobian(UserEntry &E, FunctionDecl *Def) {
         for (StmtP &St : Copy(Out, End))
           Body.push_back(std::move(St));
     }
+    if (!Replay && llvm::any_of(Parts, [](const Part &P) { return P.Output; }))
+      Post.push_back(ir::eval(ir::call(Def, Args, Def->getReturnType())));
     // Row k: seed the return value (k == 0) or an output element.
     if (Result) {
       Body.push_back(ir::assign(
@@ -295,7 +336,7 @@ void Differentiator::defineJacobian(UserEntry &E, FunctionDecl *Def) {
       Args.push_back(BufArg(S, false));
     Body.push_back(ir::eval(ir::call(Callee, Args, Callee->getReturnType())));
     for (const Slot &S : Slots) {
-      if (S.P.Output)
+      if (S.P.Output || !S.Buf)
         continue;
       ir::Block Copy;
       ExprP At = ir::binary(

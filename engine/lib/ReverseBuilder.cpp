@@ -49,6 +49,8 @@ std::optional<AdjointParts> ReverseBuilder::build() {
         Grew |= NeededAtWrites.insert(V).second;
     }
     if (!Grew || Round == 16) {
+      Oracle.noteCalls(S.Fwd);
+      Oracle.noteCalls(S.Rev);
       AdjointParts Parts;
       Parts.Forward = std::move(S.Fwd);
       Parts.Reverse = std::move(S.Rev);

@@ -140,6 +140,28 @@ mixFwdNamed(double a, const double b[2], double s, double out[3]) {
   out[2] = out[2] * out[2] * b;
 }
 
+// The same through a checkpointed callee, which rules out replaying one
+// reverse sweep per row over one forward sweep: each row runs f_vjp.
+[[fluxion::checkpoint]] static void relax(double *o, const double *x) {
+  o[0] = o[0] * x[0] + 0.5 * x[1] * x[2];
+  o[1] = std::sin(x[3]) * x[0] + o[1] * o[0];
+}
+[[fluxion::jacobian("x")]] double mixCheckpointed(double out[2],
+                                                  const double x[4], double s) {
+  relax(out, x);
+  return s * out[0] * x[3] + x[1] * out[1];
+}
+
+// Scratch memory of unknown length that f writes and its reverse sweeps
+// read (no derivatives flow through it): it cannot be put back between
+// rows, so each row runs f_vjp.
+[[fluxion::jacobian("x")]] void withScratch(const double x[3], double *work,
+                                            double y[2]) {
+  work[0] = work[1] * 2 + 1;
+  y[0] = work[0] * x[1] * x[0] + x[2];
+  y[1] = work[0] * x[0] * x[2];
+}
+
 } // namespace jc
 
 namespace {
@@ -446,6 +468,58 @@ TEST(Jacobian, InPlaceOutputForwardStartsEachColumnFromEntryValues) {
       return Vec{o[0], o[1], o[2]};
     };
     expectMatrixClose(Vec(J, J + 6), jacobianFD(f, {a, b}), 1e-7);
+  }
+}
+
+// Both reverse-mode paths leave the outputs with the values f computed
+// from their entry values, and agree with finite differences.
+TEST(Jacobian, ReverseModeOutputsEndAsFComputesThem) {
+  Rng rng(211);
+  for (int t = 0; t < 5; ++t) {
+    Vec x = rng.vec(4, -1, 1);
+    double s = rng.uniform(-1, 1);
+    double entry[2] = {rng.uniform(-1, 1), rng.uniform(-1, 1)};
+    // Replayed reverse sweeps.
+    double out[2] = {entry[0], entry[1]}, ref[2] = {entry[0], entry[1]};
+    Vec J(12);
+    jc::mixRev_jacobian(out, x.data(), s, J.data());
+    jc::mixRev(ref, x.data(), s);
+    EXPECT_EQ(out[0], ref[0]);
+    EXPECT_EQ(out[1], ref[1]);
+    // One f_vjp per row.
+    double outC[2] = {entry[0], entry[1]}, refC[2] = {entry[0], entry[1]};
+    Vec JC(12);
+    jc::mixCheckpointed_jacobian(outC, x.data(), s, JC.data());
+    jc::mixCheckpointed(refC, x.data(), s);
+    EXPECT_EQ(outC[0], refC[0]);
+    EXPECT_EQ(outC[1], refC[1]);
+    auto f = [&](const Vec &v) {
+      double o[2] = {entry[0], entry[1]};
+      double r = jc::mixCheckpointed(o, v.data(), s);
+      return Vec{r, o[0], o[1]};
+    };
+    expectMatrixClose(JC, jacobianFD(f, x), 1e-7);
+  }
+}
+
+TEST(Jacobian, ScratchPointerRowsAgainstFD) {
+  Rng rng(212);
+  for (int t = 0; t < 5; ++t) {
+    Vec x = rng.vec(3, -1, 1);
+    double w1 = rng.uniform(-1, 1);
+    double work[2] = {0, w1}, y[2];
+    Vec J(6);
+    jc::withScratch_jacobian(x.data(), work, y, J.data());
+    double refWork[2] = {0, w1}, ref[2];
+    jc::withScratch(x.data(), refWork, ref);
+    EXPECT_EQ(y[0], ref[0]);
+    EXPECT_EQ(y[1], ref[1]);
+    auto f = [&](const Vec &v) {
+      double wk[2] = {0, w1}, o[2];
+      jc::withScratch(v.data(), wk, o);
+      return Vec{o[0], o[1]};
+    };
+    expectMatrixClose(J, jacobianFD(f, x), 1e-7);
   }
 }
 

@@ -578,6 +578,44 @@ FLUXION_RESULT_RULES(exp, seed * y)
 FLUXION_RESULT_RULES(tanh, seed * (1 - y * y))
 FLUXION_RESULT_RULES(sqrt, seed / (2 * y))
 
+// sin and cos keep the other one, computed with it by sincos where the C
+// library has it (one call for both): a reverse sweep computes no sine or
+// cosine at all.
+namespace detail {
+#if defined(__GLIBC__) && defined(_GNU_SOURCE)
+inline void sinCos(float x, float &s, float &c) { ::sincosf(x, &s, &c); }
+inline void sinCos(double x, double &s, double &c) { ::sincos(x, &s, &c); }
+inline void sinCos(long double x, long double &s, long double &c) {
+  ::sincosl(x, &s, &c);
+}
+#else
+template <class T> inline void sinCos(T x, T &s, T &c) {
+  s = std::sin(x);
+  c = std::cos(x);
+}
+#endif
+} // namespace detail
+
+#define FLUXION_SINCOS_RULE(SIN, COS, T)                                       \
+  inline T SIN##_fwd(T x, T &c) {                                              \
+    T s;                                                                       \
+    detail::sinCos(x, s, c);                                                   \
+    return s;                                                                  \
+  }                                                                            \
+  inline void SIN##_bwd(T, const T &c, T seed, T *d_x) { *d_x += seed * c; }   \
+  inline T COS##_fwd(T x, T &s) {                                              \
+    T c;                                                                       \
+    detail::sinCos(x, s, c);                                                   \
+    return c;                                                                  \
+  }                                                                            \
+  inline void COS##_bwd(T, const T &s, T seed, T *d_x) { *d_x -= seed * s; }
+FLUXION_SINCOS_RULE(sin, cos, float)
+FLUXION_SINCOS_RULE(sin, cos, double)
+FLUXION_SINCOS_RULE(sin, cos, long double)
+FLUXION_SINCOS_RULE(sinf, cosf, float)
+FLUXION_SINCOS_RULE(sinl, cosl, long double)
+#undef FLUXION_SINCOS_RULE
+
 #undef FLUXION_RESULT_RULES
 #undef FLUXION_RESULT_RULE
 #undef FLUXION_C_SPELLINGS_1

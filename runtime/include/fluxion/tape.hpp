@@ -278,18 +278,24 @@ public:
 
   static TapePosition current() {
     TapePosition P;
+    P.capture();
+    return P;
+  }
+
+  /// Becomes the current position.
+  void capture() {
+    Count = 0;
     for (detail::TapeAccount *T = detail::TapeAccount::first(); T;
          T = T->next()) {
-      if (P.Count == MaxTapes) {
+      if (Count == MaxTapes) {
         std::fprintf(stderr, "fluxion: more than %zu tape element types in "
                              "one thread; tape_position() cannot hold them\n",
                      MaxTapes);
         std::abort();
       }
-      P.Tapes[P.Count] = T;
-      P.Sizes[P.Count++] = T->size();
+      Tapes[Count] = T;
+      Sizes[Count++] = T->size();
     }
-    return P;
   }
 
   /// Takes back the pops made on every tape since this position.
@@ -310,6 +316,8 @@ static_assert(std::is_trivially_copyable<TapePosition>::value,
 
 /// Where the calling thread's tapes stand now.
 inline TapePosition tape_position() { return TapePosition::current(); }
+/// The same, in place (what generated code calls: no copy of a position).
+inline void tape_position(TapePosition *P) { P->capture(); }
 
 /// Takes back the pops made since P: the reverse sweep that popped them can
 /// run again (generated f_jacobian code, one reverse sweep per output).

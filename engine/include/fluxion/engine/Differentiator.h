@@ -93,6 +93,7 @@ public:
                                        llvm::ArrayRef<clang::QualType> Args,
                                        clang::SourceLocation Loc) override;
   bool checkpointsEnabled() const override { return !SecondOrderMode; }
+  void noteCalls(const ir::Block &Sweep) override;
 
 private:
   struct UserEntry {
@@ -125,8 +126,11 @@ private:
                       2>
         Uses;
     bool Defined = false;
-    /// Some generated code calls the pair.
-    bool isCalled() const { return Fwd->isReferenced() || Bwd->isReferenced(); }
+    /// The final code of some derivative calls the pair.
+    bool Called = false;
+    bool isCalled() const {
+      return Called || Fwd->isReferenced() || Bwd->isReferenced();
+    }
   };
 
   /// The annotation of kind K on FD or a redeclaration (any kind if none).
@@ -254,6 +258,8 @@ private:
            std::unique_ptr<SplitEntry>>
       Splits;
   std::vector<SplitEntry *> SplitOrder;
+  /// The pair each generated _fwd/_bwd function belongs to.
+  llvm::DenseMap<const clang::FunctionDecl *, SplitEntry *> PairOf;
   /// The split pair of Callee for these active parameters (declared on
   /// first request, defined once something calls it), noting the use.
   SplitEntry &splitPair(clang::FunctionDecl *Callee,

@@ -76,6 +76,9 @@ public:
   /// (f_hvp): checkpointing and binomial loops are then built as plain
   /// recording, which the tangent builder can follow.
   virtual bool checkpointsEnabled() const { return true; }
+  /// The final sweeps of a derivative (the to-be-recorded fixpoint may
+  /// have asked for pairs it then did not use): what they call is needed.
+  virtual void noteCalls(const ir::Block &Sweep) {}
 };
 
 /// The parts of a reverse-mode derivative; packaged into functions by the
