@@ -1,15 +1,9 @@
 // GMM objective (ADBench), written the way a C++ user writes it: pointers,
-// loops, small helper functions, and local arrays sized for the largest
-// problem (Fluxion differentiates fixed-size local arrays; a local pointer
-// to heap memory is not supported). Compiled with the Fluxion plugin, which
-// generates gmm_objective_grad / gmm_objective_vjp.
-//
-// ADBench's helpers qtimesx(d, qdiag, ltri, xcentered, qxcentered) and
-// log_wishart_prior(.., sum_qs, qdiags, icf) are written inline below: each
-// takes two or more local arrays, and a call that does so in a loop gets a
-// wrong gradient (the generated code records the arrays before the call and
-// restores them after it in the same order, not the reverse one). Helpers
-// that take one local array (sqnorm, logsumexp) are kept.
+// loops, small helper functions (those of ADBench's C++ reference), and local
+// arrays sized for the largest problem (Fluxion differentiates fixed-size
+// local arrays; a local pointer to heap memory is not supported). Compiled
+// with the Fluxion plugin, which generates gmm_objective_grad /
+// gmm_objective_vjp.
 #include "gmm.hpp"
 
 #include <fluxion/fluxion.hpp>
@@ -46,6 +40,43 @@ static double log_gamma_distrib(double a, int p) {
   return out;
 }
 
+static void subtract(int d, const double *x, const double *y, double *out) {
+  for (int id = 0; id < d; ++id)
+    out[id] = x[id] - y[id];
+}
+
+// out = Q x, Q = diag(qdiag) + the strictly lower triangle ltri (stored
+// column by column).
+static void qtimesx(int d, const double *qdiag, const double *ltri,
+                    const double *x, double *out) {
+  for (int id = 0; id < d; ++id)
+    out[id] = qdiag[id] * x[id];
+  int cur = 0;
+  for (int i = 0; i < d; ++i)
+    for (int j = i + 1; j < d; ++j) {
+      out[j] += ltri[cur] * x[i];
+      ++cur;
+    }
+}
+
+// Wishart prior on the inverse covariances.
+static double log_wishart_prior(int d, int k, double wishart_gamma,
+                                int wishart_m, const double *sum_qs,
+                                const double *qdiags, const double *icf) {
+  const int icf_sz = d * (d + 1) / 2;
+  const int pn = d + wishart_m + 1;
+  double out = 0;
+  for (int ik = 0; ik < k; ++ik) {
+    double frobenius =
+        sqnorm(d, qdiags + ik * d) + sqnorm(icf_sz - d, icf + ik * icf_sz + d);
+    out += 0.5 * wishart_gamma * wishart_gamma * frobenius -
+           wishart_m * sum_qs[ik];
+  }
+  const double c = pn * d * (std::log(wishart_gamma) - 0.5 * std::log(2.0)) -
+                   log_gamma_distrib(0.5 * pn, d);
+  return out - k * c;
+}
+
 [[fluxion::grad("alphas", "means", "icf")]] double
 gmm_objective(int d, int k, int n, const double *alphas, const double *means,
               const double *icf, const double *x, double wishart_gamma,
@@ -68,35 +99,16 @@ gmm_objective(int d, int k, int n, const double *alphas, const double *means,
   double slse = 0;
   for (int ix = 0; ix < n; ++ix) {
     for (int ik = 0; ik < k; ++ik) {
-      for (int id = 0; id < d; ++id)
-        xcentered[id] = x[ix * d + id] - means[ik * d + id];
-      // qxcentered = Q xcentered, Q = diag(qdiags) + strictly lower
-      // triangle (stored column by column after the d diagonal entries).
-      for (int id = 0; id < d; ++id)
-        qxcentered[id] = qdiags[ik * d + id] * xcentered[id];
-      int cur = ik * icf_sz + d;
-      for (int i = 0; i < d; ++i)
-        for (int j = i + 1; j < d; ++j) {
-          qxcentered[j] += icf[cur] * xcentered[i];
-          ++cur;
-        }
+      subtract(d, x + ix * d, means + ik * d, xcentered);
+      qtimesx(d, qdiags + ik * d, icf + ik * icf_sz + d, xcentered,
+              qxcentered);
       main_term[ik] = alphas[ik] + sum_qs[ik] - 0.5 * sqnorm(d, qxcentered);
     }
     slse += logsumexp(k, main_term);
   }
 
-  // Wishart prior on the inverse covariances.
-  const int pn = d + wishart_m + 1;
-  double prior = 0;
-  for (int ik = 0; ik < k; ++ik) {
-    double frobenius =
-        sqnorm(d, qdiags + ik * d) + sqnorm(icf_sz - d, icf + ik * icf_sz + d);
-    prior += 0.5 * wishart_gamma * wishart_gamma * frobenius -
-             wishart_m * sum_qs[ik];
-  }
-  const double c = pn * d * (std::log(wishart_gamma) - 0.5 * std::log(2.0)) -
-                   log_gamma_distrib(0.5 * pn, d);
-
   const double constant = -n * d * 0.5 * std::log(2 * M_PI);
-  return constant + slse - n * logsumexp(k, alphas) + prior - k * c;
+  return constant + slse - n * logsumexp(k, alphas) +
+         log_wishart_prior(d, k, wishart_gamma, wishart_m, sum_qs, qdiags,
+                           icf);
 }

@@ -93,13 +93,33 @@ const DeclRefExpr *unitIncrement(const Expr *Inc, const VarDecl *I) {
   return nullptr;
 }
 
+const ParmVarDecl *countedBound(const UseScanner &Uses, const VarDecl *I,
+                                const FunctionDecl *FD);
+
+/// E >= 0: a constant, the counter of an enclosing counted loop (which
+/// starts at a value >= 0 and only grows), or a sum of such.
+bool nonNegative(const UseScanner &Uses, const Expr *E,
+                 const FunctionDecl *FD) {
+  if (!E)
+    return false;
+  if (nonNegativeConstant(E))
+    return true;
+  E = E->IgnoreParenImpCasts();
+  if (auto *B = dyn_cast<BinaryOperator>(E))
+    return B->getOpcode() == BO_Add && nonNegative(Uses, B->getLHS(), FD) &&
+           nonNegative(Uses, B->getRHS(), FD);
+  const DeclRefExpr *Ref = refTo(E);
+  auto *V = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
+  return V && countedBound(Uses, V, FD);
+}
+
 /// For `for (int i = c; i < n; ++i)`: n, if it is a by-value integer
 /// parameter of FD, c >= 0, and the loop changes i only in its increment.
 const ParmVarDecl *countedBound(const UseScanner &Uses, const VarDecl *I,
                                 const FunctionDecl *FD) {
   auto It = Uses.LoopOf.find(I);
   if (It == Uses.LoopOf.end() || !I->getType()->isIntegerType() ||
-      !nonNegativeConstant(I->getInit()))
+      !nonNegative(Uses, I->getInit(), FD))
     return nullptr;
   const ForStmt *L = It->second;
   auto *Cmp = dyn_cast_or_null<BinaryOperator>(
@@ -123,13 +143,15 @@ const ParmVarDecl *countedBound(const UseScanner &Uses, const VarDecl *I,
 } // namespace
 
 std::optional<ReadExtent> pointerReadExtent(const FunctionDecl *FD,
-                                            unsigned ParamIdx) {
+                                            unsigned ParamIdx,
+                                            bool AnyPointer) {
   const FunctionDecl *Def = nullptr;
   if (!FD || !FD->hasBody(Def) || ParamIdx >= Def->getNumParams())
     return std::nullopt;
   const ParmVarDecl *P = Def->getParamDecl(ParamIdx);
   QualType T = P->getType();
-  if (!T->isPointerType() || !T->getPointeeType().isConstQualified())
+  if (!T->isPointerType() ||
+      (!AnyPointer && !T->getPointeeType().isConstQualified()))
     return std::nullopt;
   UseScanner Uses(P);
   Uses.TraverseStmt(Def->getBody());

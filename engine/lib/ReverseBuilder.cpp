@@ -30,6 +30,7 @@ std::optional<AdjointParts> ReverseBuilder::build() {
   // expressions needed in turn.
   size_t Storage = F.Storage.size(), Locals = F.Locals.size();
   auto SavedAdjoints = Adjoints;
+  findRestoredRanges();
   for (unsigned Round = 0;; ++Round) {
     ReadLater.clear();
     RangeRefs.clear();
@@ -51,6 +52,12 @@ std::optional<AdjointParts> ReverseBuilder::build() {
     if (!Grew || Round == 16) {
       Oracle.noteCalls(S.Fwd);
       Oracle.noteCalls(S.Rev);
+      // Saved on entry, given back last.
+      for (const auto &[P, Count] : llvm::reverse(RestoredRanges)) {
+        Var *Tape = tapeFor(P->Type->getPointeeType().getUnqualifiedType());
+        S.Fwd.insert(S.Fwd.begin(), pushRange(Tape, ref(P), Count));
+        S.Rev.push_back(popRange(Tape, ref(P), Count));
+      }
       AdjointParts Parts;
       Parts.Forward = std::move(S.Fwd);
       Parts.Reverse = std::move(S.Rev);
@@ -132,8 +139,34 @@ bool ReverseBuilder::needsRecording(const Var *V) const {
 }
 
 bool ReverseBuilder::mustRestore(const Var *V) const {
-  return RestorePointerParams && V && V->K == Var::Kind::Param &&
-         V->isPointer() && !V->Type->getPointeeType().isConstQualified();
+  if (!RestorePointerParams || !V || V->K != Var::Kind::Param ||
+      !V->isPointer() || V->Type->getPointeeType().isConstQualified())
+    return false;
+  return llvm::none_of(RestoredRanges,
+                       [&](const auto &R) { return R.first == V; });
+}
+
+void ReverseBuilder::findRestoredRanges() {
+  RestoredRanges.clear();
+  // First order only: second order differentiates these sweeps again.
+  if (!RestorePointerParams || !F.Primal || !Oracle.checkpointsEnabled())
+    return;
+  for (unsigned I = 0; I < F.Params.size(); ++I) {
+    Var *P = F.Params[I];
+    if (!P->isPointer() || P->Type->getPointeeType().isConstQualified() ||
+        !P->Type->getPointeeType()->isScalarType())
+      continue;
+    auto Extent = pointerReadExtent(F.Primal, I, /*AnyPointer=*/true);
+    if (!Extent || Extent->CountParam >= F.Params.size())
+      continue;
+    ExprP Count = ref(F.Params[Extent->CountParam]);
+    if (Extent->MinCount > 0) {
+      ExprP Min = intConst(Count->Ty, Extent->MinCount);
+      Count = cond(binary(BO_GT, Count, Min, Ctx.BoolTy), Count, Min,
+                   Count->Ty);
+    }
+    RestoredRanges.push_back({P, Count});
+  }
 }
 
 void ReverseBuilder::record(const ExprP &LV, Sweeps &Out, Block &Restore) {

@@ -207,6 +207,55 @@ static double block_norms(int n, int b, const double *x) {
   return s;
 }
 
+// A callee that updates its caller's local array in place through a pointer
+// whose accesses stay in [0, d) (ADBench's qtimesx): its pair saves that
+// range on entry and gives it back at the end of its reverse sweep, instead
+// of recording each of the d(d+1)/2 updates. Twin: the same callee reading
+// out[j + 0] through an index that is not a counter, which falls back to
+// recording every write.
+static void lower_times(int d, const double *l, const double *x,
+                        double *out) {
+  for (int i = 0; i < d; ++i)
+    out[i] = x[i];
+  int cur = 0;
+  for (int i = 0; i < d; ++i)
+    for (int j = i + 1; j < d; ++j) {
+      out[j] += l[cur] * x[i] * out[i];
+      ++cur;
+    }
+}
+static void lower_times_rec(int d, const double *l, const double *x,
+                            double *out) {
+  for (int i = 0; i < d; ++i)
+    out[i] = x[i];
+  int cur = 0;
+  for (int i = 0; i < d; ++i)
+    for (int j = i + 1; j < d; ++j) {
+      out[j + 0] += l[cur] * x[i] * out[i];
+      ++cur;
+    }
+}
+#define LOWER_BODY(CALLEE)                                                     \
+  double xc[MaxD], y[MaxD];                                                    \
+  double s = 0;                                                                \
+  for (int r = 0; r < rows; ++r) {                                             \
+    for (int i = 0; i < d; ++i)                                                \
+      xc[i] = x[r * d + i] + 0.1 * r;                                          \
+    CALLEE(d, l, xc, y);                                                       \
+    s += sumsq(d, y) + y[0] * xc[0];                                           \
+  }                                                                            \
+  return s;
+[[fluxion::grad("x", "l")]] double lower_saved(int rows, int d,
+                                               const double *x,
+                                               const double *l) {
+  LOWER_BODY(lower_times)
+}
+[[fluxion::grad("x", "l")]] double lower_recorded(int rows, int d,
+                                                  const double *x,
+                                                  const double *l) {
+  LOWER_BODY(lower_times_rec)
+}
+
 } // namespace rec
 
 namespace {
@@ -314,6 +363,26 @@ TEST(Recording, DeclarationsRecomputedFromTheCounter) {
           return rec::stencil_grad(n, 3, v, v[n], d, d + n);
         },
         in);
+  }
+}
+
+TEST(Recording, CalleeRestoresARangeInsteadOfEachWrite) {
+  for (int d : {1, 3, rec::MaxD}) {
+    const int rows = 4, nl = d * (d - 1) / 2;
+    std::vector<double> in = inputs(rows * d + nl, 800 + d);
+    auto f = [&](const double *v) {
+      return rec::lower_saved(rows, d, v, v + rows * d);
+    };
+    auto g = [&](const double *v, double *dv) {
+      return rec::lower_saved_grad(rows, d, v, v + rows * d, dv,
+                                   dv + rows * d);
+    };
+    std::vector<ld> saved = nt::check_gradient<double>(f, g, in);
+    std::vector<double> drec(in.size());
+    rec::lower_recorded_grad(rows, d, in.data(), in.data() + rows * d,
+                             drec.data(), drec.data() + rows * d);
+    for (size_t i = 0; i < in.size(); ++i)
+      NT_EXPECT_EXACT(double, drec[i], saved[i]);
   }
 }
 

@@ -67,6 +67,16 @@ public:
   /// of an array that a callee reads, saved once at the call instead of at
   /// every write before it. pop_range gives them back in place.
   void push_range(const T *First, long Count) {
+    if (Count <= End - Top) { // the common case: it fits in this chunk
+      if (Count > 8) {
+        std::memcpy(Top, First, Count * sizeof(T));
+      } else {
+        for (long I = 0; I < Count; ++I)
+          Top[I] = First[I];
+      }
+      Top += Count > 0 ? Count : 0;
+      return;
+    }
     while (Count > 0) {
       if (Top == End)
         nextChunk();
@@ -79,8 +89,20 @@ public:
   }
 
   void pop_range(T *First, long Count) {
-    if (Count > 0 && Top > Mark)
+    if (Count <= 0)
+      return;
+    if (Top > Mark)
       Mark = Top;
+    if (Count <= Top - Begin) { // the common case: all in this chunk
+      Top -= Count;
+      if (Count > 8) {
+        std::memcpy(First, Top, Count * sizeof(T));
+      } else {
+        for (long I = 0; I < Count; ++I)
+          First[I] = Top[I];
+      }
+      return;
+    }
     while (Count > 0) {
       if (Top == Begin)
         previousChunk();

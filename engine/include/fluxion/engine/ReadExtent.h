@@ -29,11 +29,15 @@ struct ReadExtent {
 
 /// The extent of what FD's body reads through its ParamIdx-th parameter, a
 /// pointer to const: found only when every use of the parameter is p[i]
-/// with i the counter of a loop `for (int i = c; i < n; ++i)` (c >= 0, n a
-/// by-value integer parameter never assigned, i never assigned in the body)
-/// or p[c] with c a constant. Nullopt when anything else is seen.
+/// with i the counter of a loop `for (int i = c; i < n; ++i)` (c >= 0 a
+/// constant, an enclosing such counter, or their sum; n a by-value integer
+/// parameter never assigned; i never assigned in the body) or p[c] with c a
+/// constant. Nullopt when anything else is seen. With
+/// AnyPointer, p may point to non-const memory: the extent then covers what
+/// FD reads and writes through it.
 std::optional<ReadExtent> pointerReadExtent(const clang::FunctionDecl *FD,
-                                            unsigned ParamIdx);
+                                            unsigned ParamIdx,
+                                            bool AnyPointer = false);
 
 } // namespace fluxion
 

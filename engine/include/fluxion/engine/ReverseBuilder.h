@@ -156,8 +156,16 @@ private:
   /// Forward recording / reverse restoration around an overwrite of LV.
   void record(const ir::ExprP &LV, Sweeps &Out, ir::Block &Restore);
   bool needsRecording(const ir::Var *V) const;
-  /// Memory the caller wants back (RestorePointerParams).
+  /// Memory the caller wants back (RestorePointerParams), where it is not
+  /// saved as a whole range.
   bool mustRestore(const ir::Var *V) const;
+  /// Under RestorePointerParams: pointer parameters whose accesses stay in
+  /// [0, count) with count another parameter (ReadExtent). The forward
+  /// sweep saves that range on entry, the reverse sweep gives it back at
+  /// its end, and their writes are recorded only where the reverse sweep
+  /// itself needs them (not each of the d(d+1)/2 updates of GMM's qtimesx).
+  llvm::SmallVector<std::pair<ir::Var *, ir::ExprP>, 2> RestoredRanges;
+  void findRestoredRanges();
   bool recomputable(const ir::Expr &Cond) const;
   /// Records the variables a statement's reverse sweep reads (statements
   /// are visited in forward order).
