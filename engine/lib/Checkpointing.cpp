@@ -43,11 +43,11 @@ bool Differentiator::isCheckpointed(const FunctionDecl *FD) {
 }
 
 namespace {
-/// Finds calls whose derivative differs between first and second order:
-/// checkpointed callees, residual-form rules and binomial loops.
-class FirstOrderOnlyFinder : public RecursiveASTVisitor<FirstOrderOnlyFinder> {
+/// Finds a call for which Check answers true (a checkpointed callee, a
+/// residual-form rule, a binomial loop).
+class CallFinder : public RecursiveASTVisitor<CallFinder> {
 public:
-  explicit FirstOrderOnlyFinder(
+  explicit CallFinder(
       llvm::function_ref<bool(const FunctionDecl *)> Check)
       : Check(Check) {}
   bool VisitCallExpr(CallExpr *E) {
@@ -62,55 +62,48 @@ private:
 };
 } // namespace
 
-bool Differentiator::hasFirstOrderOnlyParts(const FunctionDecl *FD) {
+/// True if FD's body calls, directly or through callees with bodies, a
+/// function for which Calls answers true; memoised in Cache.
+static bool callsTransitively(
+    const FunctionDecl *FD, llvm::DenseMap<const Decl *, bool> &Cache,
+    llvm::function_ref<bool(const FunctionDecl *)> Calls) {
   FD = FD->getCanonicalDecl();
-  auto It = FirstOrderOnly.find(FD);
-  if (It != FirstOrderOnly.end())
+  auto It = Cache.find(FD);
+  if (It != Cache.end())
     return It->second;
-  FirstOrderOnly[FD] = false; // recursion: assume not while visiting
+  Cache[FD] = false; // recursion: assume not while visiting
   const FunctionDecl *Def = nullptr;
   bool Result = false;
   if (FD->hasBody(Def)) {
-    NamespaceDecl *Custom = customNamespace();
     auto Check = [&](const FunctionDecl *Callee) {
-      if (isCheckpointed(Callee) || isRevolveMarker(Callee))
-        return true;
-      if (Custom && Callee->getIdentifier()) {
-        LookupResult R(S, &Ctx.Idents.get((Callee->getName() + "_fwd").str()),
-                       SourceLocation(), Sema::LookupOrdinaryName);
-        S.LookupQualifiedName(R, Custom);
-        if (!R.empty())
-          return true;
-      }
-      return hasFirstOrderOnlyParts(Callee);
+      return Calls(Callee) || callsTransitively(Callee, Cache, Calls);
     };
-    FirstOrderOnlyFinder Finder(Check);
+    CallFinder Finder(Check);
     Finder.TraverseStmt(Def->getBody());
     Result = Finder.Found;
   }
-  FirstOrderOnly[FD] = Result;
+  Cache[FD] = Result;
   return Result;
 }
 
+bool Differentiator::hasFirstOrderOnlyParts(const FunctionDecl *FD) {
+  NamespaceDecl *Custom = customNamespace();
+  return callsTransitively(FD, FirstOrderOnly, [&](const FunctionDecl *Callee) {
+    if (isCheckpointed(Callee) || isRevolveMarker(Callee))
+      return true;
+    if (!Custom || !Callee->getIdentifier())
+      return false;
+    LookupResult R(S, &Ctx.Idents.get((Callee->getName() + "_fwd").str()),
+                   SourceLocation(), Sema::LookupOrdinaryName);
+    S.LookupQualifiedName(R, Custom);
+    return !R.empty();
+  });
+}
+
 bool Differentiator::usesCheckpointing(const FunctionDecl *FD) {
-  FD = FD->getCanonicalDecl();
-  auto It = UsesCheckpoints.find(FD);
-  if (It != UsesCheckpoints.end())
-    return It->second;
-  UsesCheckpoints[FD] = false; // recursion: assume not while visiting
-  const FunctionDecl *Def = nullptr;
-  bool Result = false;
-  if (FD->hasBody(Def)) {
-    auto Check = [&](const FunctionDecl *Callee) {
-      return isCheckpointed(Callee) || isRevolveMarker(Callee) ||
-             usesCheckpointing(Callee);
-    };
-    FirstOrderOnlyFinder Finder(Check);
-    Finder.TraverseStmt(Def->getBody());
-    Result = Finder.Found;
-  }
-  UsesCheckpoints[FD] = Result;
-  return Result;
+  return callsTransitively(FD, UsesCheckpoints, [&](const FunctionDecl *Callee) {
+    return isCheckpointed(Callee) || isRevolveMarker(Callee);
+  });
 }
 
 namespace {

@@ -474,7 +474,8 @@ bool ReverseBuilder::callSite(const ir::Stmt &S, Sweeps &Out) {
   Var *Residual = nullptr, *Mark = nullptr;
   FunctionDecl *RestoreLog = nullptr, *Undo = nullptr;
   if (!D->Residual.isNull()) {
-    Residual = Keep("_res", D->Residual);
+    // Named after the callee: _res_sin holds what sin_fwd kept for sin_bwd.
+    Residual = Keep(("_res_" + C.Callee->getName()).str(), D->Residual);
     llvm::SmallVector<ExprP, 8> FwdArgs(C.Ops.begin(), C.Ops.end());
     FwdArgs.push_back(ref(Residual));
     Store(call(D->Forward, FwdArgs, C.Ty, C.Loc));

@@ -156,36 +156,27 @@ static double sumsq3(int n, const double *v) {
     s += v[i] * v[i];
   return s;
 }
+#define UPDATED_THEN_READ_BODY                                                 \
+  double xc[3] = {x, y, x * y};                                                \
+  double q[3];                                                                 \
+  double s = 0;                                                                \
+  for (int t = 0; t < 2; ++t) {                                                \
+    for (int i = 0; i < 3; ++i)                                                \
+      q[i] = xc[i] * (t + 1);                                                  \
+    for (int i = 0; i < 3; ++i)                                                \
+      for (int j = i + 1; j < 3; ++j)                                          \
+        q[j] += std::sin(xc[i]) * 0.5;                                         \
+    s += sumsq3(3, q);                                                         \
+  }                                                                            \
+  return s;
 [[fluxion::hessian]] [[fluxion::grad]] double updatedThenRead(double x,
                                                              double y) {
-  double xc[3] = {x, y, x * y};
-  double q[3];
-  double s = 0;
-  for (int t = 0; t < 2; ++t) {
-    for (int i = 0; i < 3; ++i)
-      q[i] = xc[i] * (t + 1);
-    for (int i = 0; i < 3; ++i)
-      for (int j = i + 1; j < 3; ++j)
-        q[j] += std::sin(xc[i]) * 0.5;
-    s += sumsq3(3, q);
-  }
-  return s;
+  UPDATED_THEN_READ_BODY
 }
 // The same inside a callee: f_hessian differentiates the callee's pair,
 // whose saved ranges carry their tangents.
 static double updatedThenReadHelper(double x, double y) {
-  double xc[3] = {x, y, x * y};
-  double q[3];
-  double s = 0;
-  for (int t = 0; t < 2; ++t) {
-    for (int i = 0; i < 3; ++i)
-      q[i] = xc[i] * (t + 1);
-    for (int i = 0; i < 3; ++i)
-      for (int j = i + 1; j < 3; ++j)
-        q[j] += std::sin(xc[i]) * 0.5;
-    s += sumsq3(3, q);
-  }
-  return s;
+  UPDATED_THEN_READ_BODY
 }
 [[fluxion::grad]] double callsUpdatedThenRead(double x, double y) {
   return updatedThenReadHelper(x, y) * x;
@@ -194,14 +185,18 @@ static double updatedThenReadHelper(double x, double y) {
   return updatedThenReadHelper(x, y) * x;
 }
 } // namespace pr
-TEST(SecondDerivatives, RangeSavedInACalleeCarriesTangents) {
+/// The 2x2 Hessian of f(x, y) from hess, against central differences of
+/// the gradient from grad, at two points.
+void expectHessianIsFDOfGradient(void (*hess)(double, double, double *),
+                                 double (*grad)(double, double, double *,
+                                                double *)) {
   for (Vec x : {Vec{0.6, -0.4}, Vec{-0.3, 0.8}}) {
     double H[4];
-    pr::callsUpdatedThenReadH_hessian(x[0], x[1], H);
+    hess(x[0], x[1], H);
     for (int j = 0; j < 2; ++j) {
-      auto g = [j](const Vec &v) {
+      auto g = [j, grad](const Vec &v) {
         double d[2] = {0, 0};
-        pr::callsUpdatedThenRead_grad(v[0], v[1], &d[0], &d[1]);
+        grad(v[0], v[1], &d[0], &d[1]);
         return d[j];
       };
       for (int i = 0; i < 2; ++i)
@@ -210,40 +205,18 @@ TEST(SecondDerivatives, RangeSavedInACalleeCarriesTangents) {
             << "H[" << j << "][" << i << "]";
     }
   }
+}
+TEST(SecondDerivatives, RangeSavedInACalleeCarriesTangents) {
+  expectHessianIsFDOfGradient(pr::callsUpdatedThenReadH_hessian,
+                              pr::callsUpdatedThenRead_grad);
 }
 TEST(SecondDerivatives, RangeSavedAtCallInFirstOrderOnly) {
-  for (Vec x : {Vec{0.6, -0.4}, Vec{-0.3, 0.8}}) {
-    double H[4];
-    pr::updatedThenRead_hessian(x[0], x[1], H);
-    for (int j = 0; j < 2; ++j) {
-      auto g = [j](const Vec &v) {
-        double d[2] = {0, 0};
-        pr::updatedThenRead_grad(v[0], v[1], &d[0], &d[1]);
-        return d[j];
-      };
-      for (int i = 0; i < 2; ++i)
-        EXPECT_TRUE(so::close(H[j * 2 + i], so::fd_dir(g, x, so::unit(2, i)),
-                              1e-6))
-            << "H[" << j << "][" << i << "]";
-    }
-  }
+  expectHessianIsFDOfGradient(pr::updatedThenRead_hessian,
+                              pr::updatedThenRead_grad);
 }
 TEST(SecondDerivatives, LocalArrayPassedToACallee) {
-  for (Vec x : {Vec{0.6, -0.4}, Vec{-0.3, 0.8}}) {
-    double H[4];
-    pr::localToCallee_hessian(x[0], x[1], H);
-    for (int j = 0; j < 2; ++j) {
-      auto g = [j](const Vec &v) {
-        double d[2] = {0, 0};
-        pr::localToCallee_grad(v[0], v[1], &d[0], &d[1]);
-        return d[j];
-      };
-      for (int i = 0; i < 2; ++i)
-        EXPECT_TRUE(so::close(H[j * 2 + i], so::fd_dir(g, x, so::unit(2, i)),
-                              1e-6))
-            << "H[" << j << "][" << i << "]";
-    }
-  }
+  expectHessianIsFDOfGradient(pr::localToCallee_hessian,
+                              pr::localToCallee_grad);
 }
 TEST(SecondDerivatives, UnaryCmathAgainstSecondDifference) {
   struct {

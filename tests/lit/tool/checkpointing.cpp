@@ -169,8 +169,8 @@ namespace sim {
 // SRC:double scaled_vjp(double x, double seed, double *d_x, double *d_gain) {
 // SRC:  // return gain * softplus(x);
 // SRC-NEXT:#line [[#@LINE-9]]
-// SRC-NEXT:  _softplus = fluxion::custom::softplus_fwd(x, _res);
-// SRC:    fluxion::custom::softplus_bwd(x, _res, _r, &_d_x);
+// SRC-NEXT:  _softplus = fluxion::custom::softplus_fwd(x, _res_softplus);
+// SRC:    fluxion::custom::softplus_bwd(x, _res_softplus, _r, &_d_x);
 // SRC-NEXT:  }
 // SRC-NEXT:#line [[#@LINE-14]]
 // SRC-NEXT:  *d_x += _d_x;

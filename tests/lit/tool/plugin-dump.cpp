@@ -14,12 +14,12 @@
 // CHECK:      {{^}}double f_vjp(double x, double y, double seed, double *d_x, double *d_y) {
 // CHECK-NEXT: {{^}}  double _ret = 0.;
 // CHECK:      {{^}}  // double a = std::sin(x) * y;
-// CHECK-NEXT: {{^}}  _sin = fluxion::custom::sin_fwd(x, _res);
+// CHECK-NEXT: {{^}}  _sin = fluxion::custom::sin_fwd(x, _res_sin);
 // CHECK-NEXT: {{^}}  a = _sin * y;
 // CHECK-NEXT: {{^}}  // return a * a;
 // CHECK-NEXT: {{^}}  _ret = a * a;
 // CHECK-NOT:  #line
-// CHECK:      {{^}}    fluxion::custom::sin_bwd(x, _res, _r, &_d_x);
+// CHECK:      {{^}}    fluxion::custom::sin_bwd(x, _res_sin, _r, &_d_x);
 // CHECK:      {{^}}double f_grad(double x, double y, double *d_x, double *d_y) {
 // CHECK-NEXT: {{^}}  return f_vjp(x, y, 1., d_x, d_y);
 // CHECK-NEXT: {{^}}}
