@@ -5,6 +5,8 @@
 #include "clang/AST/ASTContext.h"
 #include "llvm/ADT/StringExtras.h"
 
+#include <functional>
+
 using namespace clang;
 
 namespace fluxion {
@@ -34,6 +36,7 @@ std::optional<AdjointParts> ReverseBuilder::build() {
   for (unsigned Round = 0;; ++Round) {
     ReadLater.clear();
     RangeRefs.clear();
+    BodyReadsGrew = false;
     Sweeps S;
     if (!stmts(F.Body, S))
       return std::nullopt;
@@ -49,6 +52,7 @@ std::optional<AdjointParts> ReverseBuilder::build() {
       if (Count > RangeRefs.lookup(V))
         Grew |= NeededAtWrites.insert(V).second;
     }
+    Grew |= BodyReadsGrew;
     if (!Grew || Round == 16) {
       Oracle.noteCalls(S.Fwd);
       Oracle.noteCalls(S.Rev);
@@ -190,6 +194,71 @@ bool ReverseBuilder::firstTouch(const Var *V) const {
   return LoopDepth == 0 && V && !ReadLater.count(V);
 }
 
+/// The variables code reads: everything but the variable an assignment
+/// (or a restored range) sets.
+static void collectReads(const Block &B, llvm::DenseSet<const Var *> &Reads) {
+  auto Add = [&](const Expr &E) {
+    forEachExpr(E, [&](const Expr &Sub) {
+      if (Sub.K == ExprKind::VarRef)
+        Reads.insert(Sub.V);
+    });
+  };
+  forEachStmt(B, [&](const ir::Stmt &S) {
+    for (const ExprP *E : {&S.RHS, &S.Cond})
+      if (*E)
+        Add(**E);
+    for (const SwitchSection &Sec : S.Sections)
+      for (const ExprP &V : Sec.Values)
+        Add(*V);
+    if (!S.LHS)
+      return;
+    bool Sets = (S.K == StmtKind::Assign && S.Op == BO_Assign) ||
+                S.K == StmtKind::PopRange;
+    if (!Sets) {
+      Add(*S.LHS);
+      return;
+    }
+    // x[i] = ...: i is read, x is not.
+    std::function<void(const Expr &)> Parts = [&](const Expr &E) {
+      if (E.K == ExprKind::VarRef)
+        return;
+      if (E.K == ExprKind::Index) {
+        Parts(*E.Ops[0]);
+        Add(*E.Ops[1]);
+        return;
+      }
+      if (E.K == ExprKind::Cast) {
+        Parts(*E.Ops[0]);
+        return;
+      }
+      Add(E);
+    };
+    Parts(*S.LHS);
+  });
+}
+
+void ReverseBuilder::noteBodyReads(const ir::Stmt &Loop, const Block &Rev) {
+  llvm::DenseSet<const Var *> Reads;
+  collectReads(Rev, Reads);
+  auto &Known = BodyReads[&Loop];
+  for (const Var *V : Reads)
+    BodyReadsGrew |= Known.insert(V).second;
+}
+
+bool ReverseBuilder::unreadBefore(const Var *V) const {
+  if (LoopDepth == 0 || !V || V->K != Var::Kind::Local || Generated.count(V) ||
+      ReadLater.count(V) || mustRestore(V))
+    return false;
+  for (const ir::Stmt *L : LoopStack) {
+    if (!L)
+      return false;
+    auto It = BodyReads.find(L);
+    if (It == BodyReads.end() || It->second.count(V))
+      return false;
+  }
+  return true;
+}
+
 bool ReverseBuilder::recomputable(const Expr &Cond) const {
   bool OK = true;
   forEachExpr(Cond, [&](const Expr &E) {
@@ -304,7 +373,7 @@ bool ReverseBuilder::assignment(const ir::Stmt &S, Sweeps &Out) {
   bool FirstWrite =
       !mustRestore(Root) &&
       ((S.IsInit && LoopDepth == 0) || CounterInits.count(&S) ||
-       RecomputedInits.count(&S) ||
+       RecomputedInits.count(&S) || unreadBefore(Root) ||
        (firstTouch(Root) && !mentions(*S.RHS, Root) &&
         !mentions(*S.LHS, Root, /*Skip=*/true)));
   if (!FirstWrite && needsRecording(Root)) {
@@ -665,9 +734,12 @@ bool ReverseBuilder::loop(const ir::Stmt &S, Sweeps &Out) {
     return countedForSweeps(S, CL->second, Out);
   Sweeps Body;
   ++LoopDepth;
+  LoopStack.push_back(&S);
   bool OK = stmts(S.body(), Body);
   OK &= stmts(S.inc(), Body);
+  LoopStack.pop_back();
   --LoopDepth;
+  noteBodyReads(S, Body.Rev);
   auto L = std::make_unique<ir::Stmt>(StmtKind::Loop, S.Loc);
   L->TestFirst = S.TestFirst;
   L->Cond = S.Cond;
@@ -801,21 +873,31 @@ bool ReverseBuilder::countedForSweeps(const ir::Stmt &S, const CountedFor &CL,
                                        Sweeps &Out) {
   Sweeps Body;
   ++LoopDepth;
+  LoopStack.push_back(&S);
   bool OK = stmts(S.body(), Body);
+  LoopStack.pop_back();
   --LoopDepth;
   auto L = std::make_unique<ir::Stmt>(StmtKind::Loop, S.Loc);
   L->Cond = S.Cond;
   L->V = S.V;
   L->body() = std::move(Body.Fwd);
   Out.Fwd.push_back(std::move(L));
+  noteBodyReads(S, Body.Rev);
   if (Body.Rev.empty())
     return OK;
-  // Recomputed declarations go right after the decrement that starts the
-  // body's reverse, in their forward order.
+  // The body's reverse starts with the decrement (the increment's inverse);
+  // made here when the increment was not recorded (the body's reverse does
+  // not read the counter, only our condition does).
+  QualType CT = CL.Counter->Type;
   auto At = Body.Rev.begin();
-  if (At != Body.Rev.end() && (*At)->K == StmtKind::Assign &&
-      (*At)->LHS->K == ExprKind::VarRef && (*At)->LHS->V == CL.Counter)
-    ++At;
+  if (At == Body.Rev.end() || (*At)->K != StmtKind::Assign ||
+      (*At)->LHS->K != ExprKind::VarRef || (*At)->LHS->V != CL.Counter)
+    At = Body.Rev.insert(
+        At, assign(ref(CL.Counter),
+                   binary(BO_Sub, ref(CL.Counter), intConst(CT, 1), CT),
+                   BO_Assign, S.Loc));
+  ++At;
+  // Recomputed declarations go right after it, in their forward order.
   for (const ir::Stmt *D : CL.Recomputed)
     if (Needed.count(D->LHS->V))
       At = std::next(Body.Rev.insert(

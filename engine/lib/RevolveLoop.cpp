@@ -134,8 +134,10 @@ bool ReverseBuilder::revolveLoop(const Stmt &S, const RevolveSpec &Spec,
   // One step, recorded and reversed.
   Sweeps Step;
   ++LoopDepth;
+  LoopStack.push_back(nullptr); // steps reversed out of order: no shortcuts
   bool OK = stmts(S.body(), Step);
   OK &= stmts(S.inc(), Step);
+  LoopStack.pop_back();
   --LoopDepth;
   if (!OK)
     return false;

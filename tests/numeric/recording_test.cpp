@@ -256,6 +256,25 @@ static void lower_times_rec(int d, const double *l, const double *x,
   LOWER_BODY(lower_times_rec)
 }
 
+// Accumulators read back only after their loop are not recorded inside it;
+// one read by its enclosing loop's body (whose earlier iterations are
+// reversed later) is.
+[[fluxion::grad]] double accumulators(int n, const double *x) {
+  double s = 0;
+  for (int i = 0; i < n; ++i)
+    s += std::exp(x[i]);
+  double r = std::log(s);
+  for (int t = 1; t <= 3; ++t) {
+    double q = 0;
+    for (int i = 0; i < n; ++i)
+      q += x[i] * x[i] * t;
+    r += q * q * 0.1 + std::sin(q);
+    q = q * r;
+    r += 0.01 * q;
+  }
+  return r;
+}
+
 } // namespace rec
 
 namespace {
@@ -383,6 +402,18 @@ TEST(Recording, CalleeRestoresARangeInsteadOfEachWrite) {
                              drec.data(), drec.data() + rows * d);
     for (size_t i = 0; i < in.size(); ++i)
       NT_EXPECT_EXACT(double, drec[i], saved[i]);
+  }
+}
+
+TEST(Recording, AccumulatorsReadAfterTheirLoop) {
+  for (int n : {1, 2, 5}) {
+    std::vector<double> in = inputs(n, 900 + n);
+    nt::check_gradient<double>(
+        [&](const double *v) { return rec::accumulators(n, v); },
+        [&](const double *v, double *d) {
+          return rec::accumulators_grad(n, v, d);
+        },
+        in);
   }
 }
 

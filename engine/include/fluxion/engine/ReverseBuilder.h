@@ -200,6 +200,18 @@ private:
   llvm::DenseSet<const ir::Stmt *> RecomputedInits;
   /// Variables whose address is taken anywhere in the function.
   llvm::DenseSet<const ir::Var *> AddressTaken;
+  /// The loops around the statement being built (null for a binomial one).
+  std::vector<const ir::Stmt *> LoopStack;
+  /// Per loop, the variables its body's reverse sweep reads (a union over
+  /// the to-be-recorded rounds, so that the fixpoint only grows).
+  llvm::DenseMap<const ir::Stmt *, llvm::DenseSet<const ir::Var *>> BodyReads;
+  bool BodyReadsGrew = false;
+  void noteBodyReads(const ir::Stmt &Loop, const ir::Block &Rev);
+  /// True if, inside loops, nothing whose reverse sweep runs after this
+  /// statement's (earlier statements, earlier iterations of the enclosing
+  /// loops) reads the local V: an overwrite of V destroys nothing needed
+  /// (logsumexp's `s += exp(v[i] - mx)`, read back only after the loop).
+  bool unreadBefore(const ir::Var *V) const;
   llvm::DenseSet<const ir::Var *> ReadLater;
 };
 
