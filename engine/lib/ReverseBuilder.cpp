@@ -142,6 +142,16 @@ bool ReverseBuilder::needsRecording(const Var *V) const {
           !Assignments.isConstant(V));
 }
 
+/// The number of elements an extent covers, given the value of its count
+/// argument: max(Count, MinCount) when constant indices reach further.
+static ExprP extentCount(ExprP Count, const ReadExtent &Extent,
+                         ASTContext &Ctx) {
+  if (Extent.MinCount <= 0)
+    return Count;
+  ExprP Min = intConst(Count->Ty, Extent.MinCount);
+  return cond(binary(BO_GT, Count, Min, Ctx.BoolTy), Count, Min, Count->Ty);
+}
+
 bool ReverseBuilder::mustRestore(const Var *V) const {
   if (!RestorePointerParams || !V || V->K != Var::Kind::Param ||
       !V->isPointer() || V->Type->getPointeeType().isConstQualified())
@@ -163,13 +173,8 @@ void ReverseBuilder::findRestoredRanges() {
     auto Extent = pointerReadExtent(F.Primal, I, /*AnyPointer=*/true);
     if (!Extent || Extent->CountParam >= F.Params.size())
       continue;
-    ExprP Count = ref(F.Params[Extent->CountParam]);
-    if (Extent->MinCount > 0) {
-      ExprP Min = intConst(Count->Ty, Extent->MinCount);
-      Count = cond(binary(BO_GT, Count, Min, Ctx.BoolTy), Count, Min,
-                   Count->Ty);
-    }
-    RestoredRanges.push_back({P, Count});
+    RestoredRanges.push_back(
+        {P, extentCount(ref(F.Params[Extent->CountParam]), *Extent, Ctx)});
   }
 }
 
@@ -680,11 +685,7 @@ void ReverseBuilder::saveReadRanges(const Expr &C, const CallDerivative &D,
     if (!First || !Elem->isScalarType() || !Simple ||
         !Count->Ty->isIntegerType())
       continue;
-    if (Extent->MinCount > 0) {
-      ExprP Min = intConst(Count->Ty, Extent->MinCount);
-      Count = cond(binary(BO_GT, Count, Min, Ctx.BoolTy), Count, Min,
-                   Count->Ty);
-    }
+    Count = extentCount(Count, *Extent, Ctx);
     Var *Tape = tapeFor(Elem);
     Out.Fwd.push_back(pushRange(Tape, First, Count));
     // Pushed after the callee's own recordings, so popped before its
