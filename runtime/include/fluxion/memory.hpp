@@ -33,7 +33,7 @@ struct MemoryStats {
 /// The peaks since the thread started or since reset_memory_peaks().
 inline MemoryStats memory_stats() {
   MemoryStats Stats;
-  for (const detail::TapeAccount *Tape = detail::TapeAccount::first(); Tape;
+  for (const detail::TapeStorage *Tape = detail::TapeStorage::first(); Tape;
        Tape = Tape->next())
     Stats.tapeBytesPeak += Tape->peakBytes();
   Stats.checkpointBytesPeak =
@@ -44,7 +44,7 @@ inline MemoryStats memory_stats() {
 
 /// Lowers every peak of this thread to what is held now.
 inline void reset_memory_peaks() {
-  for (detail::TapeAccount *Tape = detail::TapeAccount::first(); Tape;
+  for (detail::TapeStorage *Tape = detail::TapeStorage::first(); Tape;
        Tape = Tape->next())
     Tape->resetPeak();
   detail::undoLog().resetPeak();

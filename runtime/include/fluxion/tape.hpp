@@ -16,13 +16,244 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <memory>
+#include <new>
 #include <type_traits>
-#include <vector>
+
+/// Marks the rare paths of the tape (a new chunk, the previous chunk): they
+/// stay out of line, so every inlined push and pop is a compare, a store and
+/// an increment, and the optimiser has less generated code to work through.
+#if defined(__GNUC__) || defined(__clang__)
+#define FLUXION_TAPE_SLOW_PATH __attribute__((noinline, cold))
+#else
+#define FLUXION_TAPE_SLOW_PATH
+#endif
 
 namespace fluxion {
 
-template <class T> class Tape {
+namespace detail {
+
+/// What every Tape<T> shares, whatever T is: chunks of raw bytes, the
+/// high-water mark, rewinding, and the thread's list of tapes that
+/// memory_stats() and TapePosition walk. None of it is a template, so a
+/// translation unit pays for it once however many element types its
+/// generated code records: only push and pop are instantiated per type.
+class TapeStorage {
+public:
+  TapeStorage(const TapeStorage &) = delete;
+  TapeStorage &operator=(const TapeStorage &) = delete;
+
+  ~TapeStorage() {
+    if (Listed)
+      leaveThreadList();
+    freeChunks();
+  }
+
+  /// Number of elements currently stored.
+  std::size_t size() const { return bytesHeld() / ElemSize; }
+
+  /// Bytes of element storage reserved (kept chunks included).
+  std::size_t capacityBytes() const { return NumChunks * ChunkBytes; }
+
+  /// Largest number of bytes of elements stored at once since construction
+  /// or the last resetPeak().
+  std::size_t peakBytes() const {
+    const char *High = Mark > Top ? Mark : Top;
+    std::size_t Here = Current * ChunkBytes + static_cast<std::size_t>(High - Begin);
+    return PeakBytes > Here ? PeakBytes : Here;
+  }
+  void resetPeak() {
+    PeakBytes = bytesHeld();
+    Mark = Top;
+  }
+
+  /// Takes back the pops made since the tape held Size elements: pops do not
+  /// erase, so a second reverse sweep can run over the same forward sweep
+  /// (f_jacobian, one reverse sweep per row). Nothing may have been pushed
+  /// since the tape last held Size elements.
+  void rewind(std::size_t Size) {
+    std::size_t Bytes = Size * ElemSize;
+    if (Bytes == bytesHeld())
+      return;
+    assert(Bytes > bytesHeld() && Bytes <= capacityBytes() &&
+           "rewind beyond what the tape held");
+    PeakBytes = peakBytes();
+    std::size_t Index = Bytes / ChunkBytes, Offset = Bytes % ChunkBytes;
+    if (Offset == 0 && Index > 0) { // the end of the previous chunk
+      --Index;
+      Offset = ChunkBytes;
+    }
+    setChunk(Index);
+    Top = Mark = Begin + Offset;
+  }
+
+  /// Drops every element; keeps the chunks for reuse.
+  void clear() {
+    PeakBytes = peakBytes();
+    Current = 0;
+    if (NumChunks > 0)
+      setChunk(0);
+    Top = Mark = Begin;
+  }
+
+  /// Returns every chunk to the allocator.
+  void release() {
+    clear();
+    freeChunks();
+    Begin = Top = End = Mark = nullptr;
+  }
+
+  /// The calling thread's tapes (those of fluxion::tape<T>()), most
+  /// recently created first.
+  static TapeStorage *first() { return head(); }
+  TapeStorage *next() const { return Next; }
+
+protected:
+  TapeStorage(std::size_t ElemSize, std::size_t ElemAlign,
+              std::size_t ChunkBytes)
+      : ElemSize(ElemSize), ElemAlign(ElemAlign), ChunkBytes(ChunkBytes) {}
+
+  /// Joins the calling thread's list; the destructor leaves it.
+  void joinThreadList() {
+    Next = head();
+    head() = this;
+    Listed = true;
+  }
+
+  /// Top reached End: moves to the next chunk, allocating it the first time.
+  FLUXION_TAPE_SLOW_PATH void nextChunk() {
+    if (Begin == nullptr) { // first push ever, or first since release()
+      if (NumChunks == 0)
+        appendChunk();
+      setChunk(0);
+      Top = Mark = Begin;
+      return;
+    }
+    std::size_t Reached = (Current + 1) * ChunkBytes;
+    if (Reached > PeakBytes)
+      PeakBytes = Reached;
+    if (Current + 1 == NumChunks)
+      appendChunk();
+    setChunk(Current + 1);
+    Top = Mark = Begin;
+  }
+
+  /// Top reached Begin while popping: moves back to the previous chunk.
+  FLUXION_TAPE_SLOW_PATH void previousChunk() {
+    assert(Current > 0 && "pop from an empty tape");
+    PeakBytes = peakBytes(); // leaving this chunk: fold its high-water mark in
+    setChunk(Current - 1);
+    Top = Mark = End;
+  }
+
+  /// push_range and pop_range when the values span a chunk end (Bytes is a
+  /// whole number of elements, and so is every chunk).
+  FLUXION_TAPE_SLOW_PATH void pushSpanning(const char *From, std::size_t Bytes) {
+    while (Bytes > 0) {
+      if (Top == End)
+        nextChunk();
+      std::size_t N = std::min<std::size_t>(Bytes, End - Top);
+      std::memcpy(Top, From, N);
+      Top += N;
+      From += N;
+      Bytes -= N;
+    }
+  }
+  FLUXION_TAPE_SLOW_PATH void popSpanning(char *To, std::size_t Bytes) {
+    while (Bytes > 0) {
+      if (Top == Begin)
+        previousChunk();
+      std::size_t N = std::min<std::size_t>(Bytes, Top - Begin);
+      Top -= N;
+      Bytes -= N;
+      std::memcpy(To + Bytes, Top, N);
+    }
+  }
+
+  const char *chunk(std::size_t Index) const { return Chunks[Index]; }
+  bool holdsNothing() const { return Top == Begin && Current == 0; }
+
+  char *Begin = nullptr;
+  char *Top = nullptr;
+  char *End = nullptr;
+  /// Highest Top seen in the current chunk by pop() (peakBytes() needs it:
+  /// push() stays a compare and a store).
+  char *Mark = nullptr;
+
+private:
+  std::size_t bytesHeld() const {
+    if (NumChunks == 0)
+      return 0;
+    return Current * ChunkBytes + static_cast<std::size_t>(Top - Begin);
+  }
+
+  void setChunk(std::size_t Index) {
+    Current = Index;
+    Begin = Chunks[Index];
+    End = Begin + ChunkBytes;
+  }
+
+  void appendChunk() {
+    if (NumChunks == ChunkSlots) {
+      std::size_t Slots = ChunkSlots ? 2 * ChunkSlots : 8;
+      char **Grown = new char *[Slots];
+      if (NumChunks > 0)
+        std::memcpy(Grown, Chunks, NumChunks * sizeof(char *));
+      delete[] Chunks;
+      Chunks = Grown;
+      ChunkSlots = Slots;
+    }
+#ifdef __cpp_aligned_new
+    Chunks[NumChunks++] = static_cast<char *>(
+        ::operator new(ChunkBytes, std::align_val_t(ElemAlign)));
+#else
+    Chunks[NumChunks++] = static_cast<char *>(::operator new(ChunkBytes));
+#endif
+  }
+
+  void freeChunks() {
+    for (std::size_t I = 0; I < NumChunks; ++I)
+#ifdef __cpp_aligned_new
+      ::operator delete(Chunks[I], std::align_val_t(ElemAlign));
+#else
+      ::operator delete(Chunks[I]);
+#endif
+    delete[] Chunks;
+    Chunks = nullptr;
+    NumChunks = ChunkSlots = 0;
+    Current = 0;
+  }
+
+  void leaveThreadList() {
+    for (TapeStorage **Link = &head(); *Link; Link = &(*Link)->Next) {
+      if (*Link == this) {
+        *Link = Next;
+        return;
+      }
+    }
+  }
+
+  // A plain pointer: constant-initialised, so it needs no guard and outlives
+  // every tape of the thread, whatever order they are destroyed in.
+  static TapeStorage *&head() {
+    static thread_local TapeStorage *Head = nullptr;
+    return Head;
+  }
+
+  char **Chunks = nullptr;
+  std::size_t NumChunks = 0;
+  std::size_t ChunkSlots = 0;
+  std::size_t Current = 0;
+  std::size_t PeakBytes = 0;
+  const std::size_t ElemSize;
+  const std::size_t ElemAlign;
+  const std::size_t ChunkBytes;
+  TapeStorage *Next = nullptr;
+  bool Listed = false;
+};
+
+} // namespace detail
+
+template <class T> class Tape : public detail::TapeStorage {
   static_assert(std::is_trivially_copyable<T>::value,
                 "the tape stores trivially copyable values only");
 
@@ -32,14 +263,13 @@ public:
   static constexpr std::size_t ChunkSize =
       sizeof(T) >= 16384 ? 1 : 16384 / sizeof(T);
 
-  Tape() = default;
-  Tape(const Tape &) = delete;
-  Tape &operator=(const Tape &) = delete;
+  Tape() : TapeStorage(sizeof(T), alignof(T), ChunkSize * sizeof(T)) {}
 
   void push(T Value) {
     if (Top == End)
       nextChunk();
-    *Top++ = Value;
+    *reinterpret_cast<T *>(Top) = Value;
+    Top += sizeof(T);
   }
 
   T pop() {
@@ -48,7 +278,8 @@ public:
     if (Top == Begin)
       previousChunk();
     assert(Top != Begin && "pop from an empty tape");
-    return *--Top;
+    Top -= sizeof(T);
+    return *reinterpret_cast<T *>(Top);
   }
 
   /// Pushes N consecutive values (a whole local array); pop_array restores
@@ -67,25 +298,18 @@ public:
   /// of an array that a callee reads, saved once at the call instead of at
   /// every write before it. pop_range gives them back in place.
   void push_range(const T *First, long Count) {
-    if (Count <= End - Top) { // the common case: it fits in this chunk
+    if (Count <= room()) { // the common case: it fits in this chunk
+      T *To = reinterpret_cast<T *>(Top);
       if (Count > 8) {
-        std::memcpy(Top, First, Count * sizeof(T));
+        std::memcpy(To, First, Count * sizeof(T));
       } else {
         for (long I = 0; I < Count; ++I)
-          Top[I] = First[I];
+          To[I] = First[I];
       }
-      Top += Count > 0 ? Count : 0;
+      Top += Count > 0 ? Count * sizeof(T) : 0;
       return;
     }
-    while (Count > 0) {
-      if (Top == End)
-        nextChunk();
-      long N = std::min<long>(Count, End - Top);
-      std::memcpy(Top, First, N * sizeof(T));
-      Top += N;
-      First += N;
-      Count -= N;
-    }
+    pushSpanning(reinterpret_cast<const char *>(First), Count * sizeof(T));
   }
 
   void pop_range(T *First, long Count) {
@@ -93,197 +317,54 @@ public:
       return;
     if (Top > Mark)
       Mark = Top;
-    if (Count <= Top - Begin) { // the common case: all in this chunk
-      Top -= Count;
+    if (Count <= held()) { // the common case: all in this chunk
+      Top -= Count * sizeof(T);
+      const T *From = reinterpret_cast<const T *>(Top);
       if (Count > 8) {
-        std::memcpy(First, Top, Count * sizeof(T));
+        std::memcpy(First, From, Count * sizeof(T));
       } else {
         for (long I = 0; I < Count; ++I)
-          First[I] = Top[I];
+          First[I] = From[I];
       }
       return;
     }
-    while (Count > 0) {
-      if (Top == Begin)
-        previousChunk();
-      long N = std::min<long>(Count, Top - Begin);
-      Top -= N;
-      Count -= N;
-      std::memcpy(First + Count, Top, N * sizeof(T));
-    }
+    popSpanning(reinterpret_cast<char *>(First), Count * sizeof(T));
   }
 
   /// The most recently pushed element.
   const T &back() const {
     if (Top == Begin) {
-      assert(Current > 0 && "back() of an empty tape");
-      return Chunks[Current - 1][ChunkSize - 1];
+      assert(!empty() && "back() of an empty tape");
+      return at(size() - 1);
     }
-    return Top[-1];
+    return reinterpret_cast<const T *>(Top)[-1];
   }
 
-  bool empty() const { return Top == Begin && Current == 0; }
+  bool empty() const { return holdsNothing(); }
 
   /// The element pushed Index-th (0 is the oldest still stored).
   const T &at(std::size_t Index) const {
     assert(Index < size() && "tape index out of range");
-    return Chunks[Index / ChunkSize][Index % ChunkSize];
-  }
-
-  /// Number of elements currently stored.
-  std::size_t size() const {
-    if (Chunks.empty())
-      return 0;
-    return Current * ChunkSize + static_cast<std::size_t>(Top - Begin);
-  }
-
-  /// Bytes of element storage reserved (kept chunks included).
-  std::size_t capacityBytes() const {
-    return Chunks.size() * ChunkSize * sizeof(T);
+    return reinterpret_cast<const T *>(chunk(Index / ChunkSize))[Index % ChunkSize];
   }
 
   /// Largest number of elements stored at once since construction or the
   /// last resetPeak().
-  std::size_t peakSize() const {
-    const T *High = Mark > Top ? Mark : Top;
-    std::size_t Here =
-        Current * ChunkSize + static_cast<std::size_t>(High - Begin);
-    return Peak > Here ? Peak : Here;
-  }
-  void resetPeak() {
-    Peak = size();
-    Mark = Top;
-  }
-
-  /// Takes back the pops made since the tape held Size elements: pops do not
-  /// erase, so a second reverse sweep can run over the same forward sweep
-  /// (f_jacobian, one reverse sweep per row). Nothing may have been pushed
-  /// since the tape last held Size elements.
-  void rewind(std::size_t Size) {
-    if (Size == size())
-      return;
-    assert(Size > size() && Size <= Chunks.size() * ChunkSize &&
-           "rewind beyond what the tape held");
-    Peak = peakSize();
-    std::size_t Index = Size / ChunkSize, Offset = Size % ChunkSize;
-    if (Offset == 0 && Index > 0) { // the end of the previous chunk
-      --Index;
-      Offset = ChunkSize;
-    }
-    setChunk(Index);
-    Top = Mark = Begin + Offset;
-  }
-
-  /// Drops every element; keeps the chunks for reuse.
-  void clear() {
-    Peak = peakSize();
-    Current = 0;
-    if (!Chunks.empty())
-      setChunk(0);
-    Top = Mark = Begin;
-  }
-
-  /// Returns every chunk to the allocator.
-  void release() {
-    clear();
-    Chunks.clear();
-    Begin = Top = End = Mark = nullptr;
-  }
+  std::size_t peakSize() const { return peakBytes() / sizeof(T); }
 
 private:
-  void setChunk(std::size_t Index) {
-    Current = Index;
-    Begin = Chunks[Index].get();
-    End = Begin + ChunkSize;
-  }
-
-  void nextChunk() {
-    if (Begin == nullptr) { // first push ever
-      if (Chunks.empty())
-        Chunks.emplace_back(new T[ChunkSize]);
-      setChunk(0);
-      Top = Mark = Begin;
-      return;
-    }
-    std::size_t Reached = (Current + 1) * ChunkSize;
-    if (Reached > Peak)
-      Peak = Reached;
-    if (Current + 1 == Chunks.size())
-      Chunks.emplace_back(new T[ChunkSize]);
-    setChunk(Current + 1);
-    Top = Mark = Begin;
-  }
-
-  void previousChunk() {
-    assert(Current > 0 && "pop from an empty tape");
-    Peak = peakSize(); // leaving this chunk: fold its high-water mark in
-    setChunk(Current - 1);
-    Top = Mark = End;
-  }
-
-  std::vector<std::unique_ptr<T[]>> Chunks;
-  std::size_t Current = 0;
-  std::size_t Peak = 0;
-  T *Begin = nullptr;
-  T *Top = nullptr;
-  T *End = nullptr;
-  /// Highest Top seen in the current chunk by pop() (peakSize() needs it:
-  /// push() stays a compare and a store).
-  T *Mark = nullptr;
+  /// Elements that still fit in the current chunk, and elements stored in it.
+  long room() const { return (End - Top) / static_cast<long>(sizeof(T)); }
+  long held() const { return (Top - Begin) / static_cast<long>(sizeof(T)); }
 };
 
 namespace detail {
 
-/// One entry in the calling thread's list of tapes, so that memory_stats()
-/// (memory.hpp) can sum the tapes of every element type without knowing the
-/// types. A tape joins the list once, when the thread first uses it; push and
-/// pop never see the list.
-class TapeAccount {
+/// The tape of fluxion::tape<T>(): one per type and thread, on the thread's
+/// list so that memory_stats() and tape_position() see it.
+template <class T> class ThreadTape final : public Tape<T> {
 public:
-  TapeAccount() : Next(head()) { head() = this; }
-  TapeAccount(const TapeAccount &) = delete;
-  TapeAccount &operator=(const TapeAccount &) = delete;
-
-  virtual ~TapeAccount() {
-    for (TapeAccount **Link = &head(); *Link; Link = &(*Link)->Next) {
-      if (*Link == this) {
-        *Link = Next;
-        return;
-      }
-    }
-  }
-
-  /// Largest number of bytes of elements stored at once (Tape::peakSize()).
-  virtual std::size_t peakBytes() const = 0;
-  virtual void resetPeak() = 0;
-  virtual std::size_t size() const = 0;
-  virtual void rewind(std::size_t Size) = 0;
-
-  /// The calling thread's tapes, most recently created first.
-  static TapeAccount *first() { return head(); }
-  TapeAccount *next() const { return Next; }
-
-private:
-  // A plain pointer: constant-initialised, so it needs no guard and outlives
-  // every tape of the thread, whatever order they are destroyed in.
-  static TapeAccount *&head() {
-    static thread_local TapeAccount *Head = nullptr;
-    return Head;
-  }
-
-  TapeAccount *Next;
-};
-
-template <class T> class AccountedTape final : public TapeAccount {
-public:
-  std::size_t peakBytes() const override {
-    return Storage.peakSize() * sizeof(T);
-  }
-  void resetPeak() override { Storage.resetPeak(); }
-  std::size_t size() const override { return Storage.size(); }
-  void rewind(std::size_t Size) override { Storage.rewind(Size); }
-
-  Tape<T> Storage;
+  ThreadTape() { this->joinThreadList(); }
 };
 
 } // namespace detail
@@ -307,7 +388,7 @@ public:
   /// Becomes the current position.
   void capture() {
     Count = 0;
-    for (detail::TapeAccount *T = detail::TapeAccount::first(); T;
+    for (detail::TapeStorage *T = detail::TapeStorage::first(); T;
          T = T->next()) {
       if (Count == MaxTapes) {
         std::fprintf(stderr, "fluxion: more than %zu tape element types in "
@@ -329,7 +410,7 @@ public:
 private:
   // Only the first Count entries are set (no zeroing: f_jacobian takes a
   // position per call).
-  detail::TapeAccount *Tapes[MaxTapes];
+  detail::TapeStorage *Tapes[MaxTapes];
   std::size_t Sizes[MaxTapes];
   std::size_t Count = 0;
 };
@@ -347,8 +428,8 @@ inline void tape_rewind(const TapePosition &P) { P.rewind(); }
 
 /// The calling thread's tape for values of type T.
 template <class T> inline Tape<T> &tape() {
-  static thread_local detail::AccountedTape<T> Instance;
-  return Instance.Storage;
+  static thread_local detail::ThreadTape<T> Instance;
+  return Instance;
 }
 
 } // namespace fluxion
