@@ -509,6 +509,7 @@ differentiate(FunctionDecl *Def, const std::vector<bool> &Active, ASTContext &Ct
   if (F.ReturnVar && hasSeed(Def)) {
     Seed = F.makeVar(Var::Kind::Param, "seed", F.ReturnVar->Type);
     Seed->Primal = F.ReturnVar;
+    Seed->Adjoint = true;
     Adjoints[F.ReturnVar] = Seed;
     D.ReverseParams.push_back(Seed);
   }
@@ -520,6 +521,7 @@ differentiate(FunctionDecl *Def, const std::vector<bool> &Active, ASTContext &Ct
     Var *A = F.makeVar(Var::Kind::Param, "d_" + P->Name,
                        adjointParamType(Ctx, P->Type));
     A->Primal = P;
+    A->Adjoint = true;
     D.ReverseParams.push_back(A);
     // A scalar's adjoint is *_d_x; pointers index their adjoint directly.
     if (P->isPointer()) {
@@ -530,6 +532,7 @@ differentiate(FunctionDecl *Def, const std::vector<bool> &Active, ASTContext &Ct
                              P->Type.getUnqualifiedType());
       Local->Primal = P;
       Local->ZeroInit = true;
+      Local->Adjoint = true;
       F.Locals.push_back(Local);
       Adjoints[P] = Local;
     }
@@ -561,6 +564,7 @@ differentiate(FunctionDecl *Def, const std::vector<bool> &Active, ASTContext &Ct
                          : Ctx.getPointerType(G->getType().getUnqualifiedType());
     Var *A = F.makeVar(Var::Kind::Param, "d_" + G->getNameAsString(), AdjTy);
     A->Primal = GV;
+    A->Adjoint = true;
     D.ReverseParams.push_back(A);
     ActiveParams.push_back(GV);
     if (G->getType()->isArrayType()) {
@@ -571,6 +575,7 @@ differentiate(FunctionDecl *Def, const std::vector<bool> &Active, ASTContext &Ct
                            G->getType().getUnqualifiedType());
     Local->Primal = GV;
     Local->ZeroInit = true;
+    Local->Adjoint = true;
     F.Locals.push_back(Local);
     Adjoints[GV] = Local;
     GlobalAdjoints.push_back({Local, A});
@@ -880,6 +885,14 @@ void Differentiator::drain(bool AtEnd) {
       const FunctionDecl *Def = nullptr;
       if (!E.Defined && E.Callee->hasBody(Def)) {
         defineLogged(E, const_cast<FunctionDecl *>(Def));
+        Progress = true;
+      }
+    }
+    // A lanes version expands its pair's reverse sweep, once that exists.
+    for (size_t I = 0; I < LaneOrder.size(); ++I) {
+      LaneEntry &E = *LaneOrder[I];
+      if (!E.Defined && E.Pair->Defined) {
+        defineLanes(E);
         Progress = true;
       }
     }

@@ -148,6 +148,15 @@ void Differentiator::defineJacobian(UserEntry &E, FunctionDecl *Def) {
         !(E.Active[P] && isFixedSizeOutput(Ctx, Def->getParamDecl(P))))
       Replay = false;
   }
+  if (Replay && !E.Forward) {
+    uint64_t Rows = hasSeed(Def) ? 1 : 0;
+    for (const Part &P : Parts)
+      Rows += P.Output ? P.Size : 0;
+    if (Rows > 1 && Rows <= MaxLanes && lanesPossible(Def)) {
+      defineJacobianLanes(E, Def, Rows);
+      return;
+    }
+  }
   FunctionDecl *Rewind = nullptr;
   Var *Position = nullptr;
   ir::Block Pre, Post;
@@ -378,6 +387,149 @@ void Differentiator::defineJacobian(UserEntry &E, FunctionDecl *Def) {
     R.Body.push_back(std::move(St));
   for (StmtP &St : Post)
     R.Body.push_back(std::move(St));
+  emitAndPublish(R);
+}
+
+/// Reverse mode with every row in one reverse sweep: f_fwd records once,
+/// and the lanes version of f_bwd runs one seed per row (LaneExpansion.h).
+/// Row k's adjoints of an input go straight into J, lane stride Cols.
+void Differentiator::defineJacobianLanes(UserEntry &E, FunctionDecl *Def,
+                                         uint64_t Rows) {
+  std::vector<Part> Parts;
+  jacobianParts(Ctx, Def, E.Active, Parts);
+  ir::Function F;
+  std::vector<Var *> Params;
+  for (ParmVarDecl *P : E.Jacobian->parameters())
+    Params.push_back(F.makeVar(Var::Kind::Param, P->getName(), P->getType()));
+  Var *J = Params.back();
+  QualType T = J->Type->getPointeeType();
+  QualType Int = Ctx.IntTy;
+  Var *K = F.makeVar(Var::Kind::Local, "k", Int);
+  Var *I = F.makeVar(Var::Kind::Local, "i", Int);
+  F.Locals = {K, I};
+  auto IntC = [&](int64_t X) { return ir::intConst(Int, X); };
+  auto LongC = [&](int64_t X) { return ir::intConst(Ctx.LongTy, X); };
+  auto Loop = [&](Var *Counter, uint64_t Count, ir::Block Body) {
+    return ir::countedLoop(Ctx, Counter, Count, std::move(Body));
+  };
+  auto Array = [&](uint64_t N) {
+    return Ctx.getConstantArrayType(T, llvm::APInt(64, N), nullptr,
+                                    ArraySizeModifier::Normal, 0);
+  };
+  auto Append = [](ir::Block &To, ir::Block From) {
+    for (StmtP &St : From)
+      To.push_back(std::move(St));
+  };
+  bool All = true;
+  for (unsigned P = 0; P < Def->getNumParams(); ++P)
+    All &= !isDifferentiableType(Def->getParamDecl(P)->getType()) ||
+           E.Active[P];
+  SplitEntry &Pair = splitPair(Def, E.Active, All, /*RestoreMemory=*/true,
+                               Def->getLocation(), Def);
+  llvm::SmallVector<LaneArg, 8> Kinds;
+  SourceLocation SavedLoc = LanesLoc;
+  LanesLoc = E.Loc;
+  FunctionDecl *Lanes = lanesOf(Pair.Bwd, Rows, Kinds);
+  LanesLoc = SavedLoc;
+
+  ir::Block Body;
+  llvm::SmallVector<ExprP, 8> FwdArgs;
+  for (unsigned P = 0; P < Def->getNumParams(); ++P)
+    FwdArgs.push_back(ir::ref(Params[P]));
+  Body.push_back(ir::eval(ir::call(Pair.Fwd, FwdArgs, Def->getReturnType())));
+  // The reverse sweep gives the outputs back as they were on entry: keep
+  // what f computed, and put it back at the end.
+  ir::Block Post;
+  for (const Part &P : Parts) {
+    if (!P.Output)
+      continue;
+    Var *Out = Params[P.Param];
+    Var *End = F.makeVar(Var::Kind::Local, "end_" + Out->Name, Array(P.Size));
+    F.Locals.push_back(End);
+    ir::Block Save, Restore;
+    Save.push_back(ir::assign(ir::index(ir::ref(End), ir::ref(I), T),
+                              ir::index(ir::ref(Out), ir::ref(I), T)));
+    Restore.push_back(ir::assign(ir::index(ir::ref(Out), ir::ref(I), T),
+                                 ir::index(ir::ref(End), ir::ref(I), T)));
+    Append(Body, Loop(I, P.Size, std::move(Save)));
+    Append(Post, Loop(I, P.Size, std::move(Restore)));
+  }
+  // Seeds, one lane per row k: the return value is row 0, then the
+  // outputs' elements. Inputs' adjoints start at zero.
+  llvm::SmallVector<ExprP, 12> Args(FwdArgs.begin(), FwdArgs.end());
+  ir::Block Seed, CopyOut;
+  auto IsRow = [&](ExprP Row) {
+    return ir::cond(ir::binary(BO_EQ, ir::ref(K), Row, Ctx.BoolTy),
+                    ir::floatConst(T, 1), ir::floatConst(T, 0), T);
+  };
+  // Lane k of element i of a buffer of Size elements per lane.
+  auto InBuf = [&](Var *Buf, uint64_t Size) {
+    return ir::index(ir::ref(Buf),
+                     ir::add(ir::binary(BO_Mul, ir::ref(K), IntC(Size), Int),
+                             ir::ref(I), Int),
+                     Ctx.getAsArrayType(Buf->Type)->getElementType());
+  };
+  // Row k, column Offset + i of J.
+  auto InJ = [&](uint64_t Cols, uint64_t Offset) {
+    return ir::index(
+        ir::ref(J),
+        ir::add(ir::binary(BO_Mul, ir::ref(K), IntC(Cols), Int),
+                ir::add(IntC(Offset), ir::ref(I), Int), Int),
+        T);
+  };
+  uint64_t Cols = 0;
+  for (const Part &P : Parts)
+    Cols += P.Output ? 0 : P.Size;
+  if (hasSeed(Def)) {
+    Var *Seeds = F.makeVar(Var::Kind::Local, "seed", Array(Rows));
+    F.Locals.push_back(Seeds);
+    Seed.push_back(ir::assign(ir::index(ir::ref(Seeds), ir::ref(K), T),
+                              IsRow(IntC(0))));
+    Args.push_back(ir::ref(Seeds));
+  }
+  uint64_t Row = hasSeed(Def) ? 1 : 0, Col = 0;
+  for (const Part &P : Parts) {
+    QualType PT = elementType(Ctx, Def->getParamDecl(P.Param));
+    ir::Block Init;
+    if (!P.Output && Ctx.hasSameUnqualifiedType(PT, T)) {
+      // Straight into J.
+      Init.push_back(ir::assign(InJ(Cols, Col), ir::floatConst(T, 0)));
+      Args.push_back(ir::binary(BO_Add, ir::ref(J), IntC(Col),
+                                Ctx.getPointerType(T)));
+      Args.push_back(LongC(Cols));
+    } else {
+      // Of the parameter's own element type (a float input's adjoints in
+      // a double J): converted when copied into J.
+      Var *Buf = F.makeVar(Var::Kind::Local, "d_" + Params[P.Param]->Name,
+                           Ctx.getConstantArrayType(
+                               PT, llvm::APInt(64, P.Size * Rows), nullptr,
+                               ArraySizeModifier::Normal, 0));
+      F.Locals.push_back(Buf);
+      Init.push_back(ir::assign(
+          InBuf(Buf, P.Size),
+          P.Output ? ir::cast(PT, IsRow(ir::add(IntC(Row), ir::ref(I), Int)))
+                   : ir::floatConst(PT, 0)));
+      Args.push_back(ir::ref(Buf));
+      Args.push_back(LongC(P.Size));
+      if (!P.Output) {
+        ir::Block Copy;
+        Copy.push_back(ir::assign(InJ(Cols, Col), InBuf(Buf, P.Size)));
+        Append(CopyOut, Loop(I, P.Size, std::move(Copy)));
+      }
+    }
+    Append(Seed, Loop(I, P.Size, std::move(Init)));
+    (P.Output ? Row : Col) += P.Size;
+  }
+  Append(Body, Loop(K, Rows, std::move(Seed)));
+  Body.push_back(ir::eval(ir::call(Lanes, Args, Ctx.VoidTy)));
+  if (!CopyOut.empty())
+    Append(Body, Loop(K, Rows, std::move(CopyOut)));
+  Append(Body, std::move(Post));
+  EmitRequest R;
+  R.Target = E.Jacobian;
+  R.Params = Params;
+  R.Locals = F.Locals;
+  R.Body = std::move(Body);
   emitAndPublish(R);
 }
 

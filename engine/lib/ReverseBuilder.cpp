@@ -102,6 +102,12 @@ Var *ReverseBuilder::temp(StringRef Name, QualType T) {
   return V;
 }
 
+Var *ReverseBuilder::adjointTemp(StringRef Name, QualType T) {
+  Var *V = temp(Name, T);
+  V->Adjoint = true;
+  return V;
+}
+
 Var *ReverseBuilder::adjointVar(Var *V) {
   auto It = Adjoints.find(V);
   if (It != Adjoints.end())
@@ -110,6 +116,7 @@ Var *ReverseBuilder::adjointVar(Var *V) {
   Var *A = F.makeVar(Var::Kind::Local, Name, V->Type.getUnqualifiedType());
   A->Primal = V;
   A->ZeroInit = true;
+  A->Adjoint = true;
   F.Locals.push_back(A);
   Generated.insert(A);
   Adjoints[V] = A;
@@ -409,7 +416,7 @@ bool ReverseBuilder::assignment(const ir::Stmt &S, Sweeps &Out) {
       Out.Rev.push_back(assign(Adj, Zero));
       return true;
     }
-    Var *R = temp("_r", S.LHS->Ty);
+    Var *R = adjointTemp("_r", S.LHS->Ty);
     Out.Rev.push_back(decl(R, Adj));
     Out.Rev.push_back(assign(Adj, Zero));
     propagate(S.RHS, ref(R), Out.Rev);
@@ -420,7 +427,7 @@ bool ReverseBuilder::assignment(const ir::Stmt &S, Sweeps &Out) {
     return true;
   ExprP Seed = Adj;
   if (mentions(*S.RHS, Root)) {
-    Var *R = temp("_r", S.LHS->Ty);
+    Var *R = adjointTemp("_r", S.LHS->Ty);
     Out.Rev.push_back(decl(R, Adj));
     Seed = ref(R);
   }
@@ -596,7 +603,7 @@ bool ReverseBuilder::callSite(const ir::Stmt &S, Sweeps &Out) {
   if (hasSeed(C.Callee)) {
     if (ResultActive) {
       ExprP Adj = adjointOf(*LHS);
-      Var *R = temp("_r", C.Ty);
+      Var *R = adjointTemp("_r", C.Ty);
       Rev.push_back(decl(R, Adj));
       Rev.push_back(assign(Adj, floatConst(LHS->Ty, 0)));
       Args.push_back(ref(R));
@@ -620,7 +627,7 @@ bool ReverseBuilder::callSite(const ir::Stmt &S, Sweeps &Out) {
       Args.push_back(addrOf(ref(adjointVar(A->V)), Ctx.getPointerType(T)));
       continue;
     }
-    Var *Tmp = temp("_d_arg", T);
+    Var *Tmp = adjointTemp("_d_arg", T);
     Rev.push_back(decl(Tmp, floatConst(T, 0)));
     Args.push_back(addrOf(ref(Tmp), Ctx.getPointerType(T)));
     if (ArgActive[I])
@@ -931,7 +938,7 @@ ExprP ReverseBuilder::adjointOf(const Expr &E) {
 ExprP ReverseBuilder::share(ExprP Seed, Block &Rev) {
   if (isTrivial(*Seed))
     return Seed;
-  Var *T = temp("_s", Seed->Ty);
+  Var *T = adjointTemp("_s", Seed->Ty);
   Rev.push_back(decl(T, Seed));
   return ref(T);
 }

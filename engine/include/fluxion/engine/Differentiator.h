@@ -17,6 +17,7 @@
 #define FLUXION_ENGINE_DIFFERENTIATOR_H
 
 #include "fluxion/engine/Diagnostics.h"
+#include "fluxion/engine/LaneExpansion.h"
 #include "fluxion/engine/ReverseBuilder.h"
 #include "fluxion/engine/TangentBuilder.h"
 
@@ -60,7 +61,9 @@ struct ResidualRule {
   clang::QualType Residual;
 };
 
-class Differentiator : public DerivativeOracle, public TangentOracle {
+class Differentiator : public DerivativeOracle,
+                       public TangentOracle,
+                       public LaneOracle {
 public:
   explicit Differentiator(clang::Sema &S);
 
@@ -94,6 +97,8 @@ public:
                                        clang::SourceLocation Loc) override;
   bool checkpointsEnabled() const override { return !SecondOrderMode; }
   void noteCalls(const ir::Block &Sweep) override;
+  clang::FunctionDecl *lanesOf(clang::FunctionDecl *Bwd, unsigned M,
+                               llvm::SmallVectorImpl<LaneArg> &Kinds) override;
 
 private:
   struct UserEntry {
@@ -160,9 +165,33 @@ private:
   void declareSecondOrder(UserEntry &E);
   void defineUserHVP(UserEntry &E, clang::FunctionDecl *Def);
   void defineDenseHessian(UserEntry &E, clang::FunctionDecl *Def);
+  // Several reverse sweeps at once (Jacobian.cpp, LaneExpansion.cpp).
+  struct LaneEntry {
+    SplitEntry *Pair = nullptr;
+    unsigned M = 0;
+    clang::FunctionDecl *Fn = nullptr;
+    clang::SourceLocation Loc; ///< of the annotation that needs it
+    bool Defined = false;
+  };
+  std::map<std::pair<const clang::Decl *, unsigned>, std::unique_ptr<LaneEntry>>
+      LaneEntries;
+  std::vector<LaneEntry *> LaneOrder;
+  /// Where a lanes version is needed (the Jacobian being defined).
+  clang::SourceLocation LanesLoc;
+  void defineLanes(LaneEntry &E);
+  /// The most rows f_jacobian computes in one reverse sweep.
+  static constexpr unsigned MaxLanes = 8;
+  /// True if the reverse sweep of FD and of everything it calls can run
+  /// several seeds at once: every callee's body is known, and no local is
+  /// an adjoint that lanes cannot hold (a pointer, a multidimensional
+  /// array, a record).
+  bool lanesPossible(const clang::FunctionDecl *FD);
+  llvm::DenseMap<const clang::Decl *, bool> LanesImpossible;
   // Jacobian (Jacobian.cpp).
   bool declareJacobian(UserEntry &E, const Annotation &A);
   void defineJacobian(UserEntry &E, clang::FunctionDecl *Def);
+  void defineJacobianLanes(UserEntry &E, clang::FunctionDecl *Def,
+                           uint64_t Rows);
   /// Defines the derivatives E asks for.
   void defineEntry(UserEntry &E, clang::FunctionDecl *Def);
   void drain(bool AtEnd);

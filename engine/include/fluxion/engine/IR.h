@@ -40,6 +40,10 @@ struct Var {
   Var *Primal = nullptr;
   /// Zero-initialise when declared (adjoints, counters).
   bool ZeroInit = false;
+  /// Holds an adjoint (a variable's, a seed, a temporary carrying one) in a
+  /// reverse sweep: a sweep run for several seeds at once (LaneExpansion.h)
+  /// gives it one value per seed.
+  bool Adjoint = false;
   /// For Kind::Tape: element type of the tape.
   clang::QualType TapeElement;
   unsigned Id = 0;

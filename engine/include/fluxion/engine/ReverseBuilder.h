@@ -153,6 +153,8 @@ private:
   /// Names a non-trivial seed that will be used more than once.
   ir::ExprP share(ir::ExprP Seed, ir::Block &Rev);
   ir::Var *temp(llvm::StringRef Name, clang::QualType T);
+  /// A temporary that carries an adjoint (a seed being passed on).
+  ir::Var *adjointTemp(llvm::StringRef Name, clang::QualType T);
   /// Forward recording / reverse restoration around an overwrite of LV.
   void record(const ir::ExprP &LV, Sweeps &Out, ir::Block &Restore);
   bool needsRecording(const ir::Var *V) const;

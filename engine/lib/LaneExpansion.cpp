@@ -1,0 +1,384 @@
+//===- LaneExpansion.cpp - One reverse sweep for several seeds ------------===//
+//
+// See LaneExpansion.h. The rewrite is syntactic over a first-order backward
+// function: adjoint variables are marked (Var::Adjoint) by the reverse
+// builder, and every statement either writes an adjoint (it runs once per
+// lane) or touches none (it runs once). Anything else, such as a branch on
+// an adjoint, fails the expansion, and the caller keeps one sweep per row.
+//
+//===----------------------------------------------------------------------===//
+#include "fluxion/engine/LaneExpansion.h"
+
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/Decl.h"
+
+using namespace clang;
+
+namespace fluxion {
+using namespace ir;
+
+namespace {
+
+/// Where lane l of an adjoint variable lives.
+struct Lane {
+  Var *New = nullptr;
+  /// Distance between lanes, in elements: 1 for scalars, N for a local
+  /// array of N, the stride parameter for a pointer parameter.
+  ExprP Stride;
+  /// A scalar: x becomes New[l].
+  bool Scalar = false;
+};
+
+class Expander {
+public:
+  Expander(const LaneInput &In, unsigned M, ASTContext &Ctx,
+           LaneOracle &Oracle, LaneOutput &Out, std::string &Why)
+      : In(In), M(M), Ctx(Ctx), Oracle(Oracle), Out(Out), Why(Why) {}
+
+  bool run();
+
+private:
+  bool fail(std::string Reason) {
+    if (Why.empty())
+      Why = std::move(Reason);
+    return false;
+  }
+  /// Gives V its lanes (a local or a temporary).
+  bool laneLocal(Var *V);
+  bool mentionsLanes(const Expr &E) const;
+  /// E inside the loop over lanes: adjoints at lane l.
+  ExprP atLane(const ExprP &E);
+  /// A pointer into adjoint memory, passed to a lanes callee: the pointer
+  /// to lane 0 and the stride.
+  bool laneBase(const ExprP &E, ExprP &Base, ExprP &Stride);
+  bool block(const Block &B, Block &To);
+  /// Appends S (which runs once per lane) to the pending loop over lanes.
+  void perLane(StmtP S) { Pending.push_back(std::move(S)); }
+  void flush(Block &To);
+  bool laneCall(const Expr &Call, SourceLocation Loc, Block &To);
+
+  const LaneInput &In;
+  unsigned M;
+  ASTContext &Ctx;
+  LaneOracle &Oracle;
+  LaneOutput &Out;
+  std::string &Why;
+  llvm::DenseMap<const Var *, Lane> Lanes;
+  Var *L = nullptr; ///< the lane counter
+  Block Pending;
+  llvm::DenseMap<const Type *, Var *> Zeros; ///< M zero seeds per type
+};
+
+bool Expander::laneLocal(Var *V) {
+  if (Lanes.count(V))
+    return true;
+  QualType T = V->Type.getUnqualifiedType();
+  Lane Ln;
+  if (T->isRealFloatingType()) {
+    Ln.New = In.F->makeVar(Var::Kind::Local, V->Name,
+                           Ctx.getConstantArrayType(
+                               T, llvm::APInt(64, M), nullptr,
+                               ArraySizeModifier::Normal, 0));
+    Ln.Stride = intConst(Ctx.IntTy, 1);
+    Ln.Scalar = true;
+  } else if (const auto *AT = Ctx.getAsConstantArrayType(T);
+             AT && AT->getElementType()->isRealFloatingType()) {
+    uint64_t N = AT->getSize().getZExtValue();
+    Ln.New = In.F->makeVar(Var::Kind::Local, V->Name,
+                           Ctx.getConstantArrayType(
+                               AT->getElementType().getUnqualifiedType(),
+                               llvm::APInt(64, N * M), nullptr,
+                               ArraySizeModifier::Normal, 0));
+    Ln.Stride = intConst(Ctx.IntTy, static_cast<int64_t>(N));
+  } else {
+    return fail("the adjoint '" + V->Name + "' is neither a floating scalar "
+                "nor a one-dimensional floating array");
+  }
+  // The expanded function declares only the new variable: it keeps the
+  // name the reader knows from the one-seed function.
+  Ln.New->Name = V->Name;
+  Ln.New->Adjoint = true;
+  Ln.New->ZeroInit = true;
+  Out.Locals.push_back(Ln.New);
+  Lanes[V] = Ln;
+  return true;
+}
+
+bool Expander::mentionsLanes(const Expr &E) const {
+  bool Found = false;
+  forEachExpr(E, [&](const Expr &Sub) {
+    Found |= Sub.K == ExprKind::VarRef && Lanes.count(Sub.V);
+  });
+  return Found;
+}
+
+ExprP Expander::atLane(const ExprP &E) {
+  if (!mentionsLanes(*E))
+    return E;
+  QualType Long = Ctx.LongTy;
+  auto Offset = [&](const Lane &Ln) {
+    return mul(ref(L), Ln.Stride, Ln.Stride->Ty);
+  };
+  switch (E->K) {
+  case ExprKind::VarRef: {
+    const Lane &Ln = Lanes.find(E->V)->second;
+    if (Ln.Scalar)
+      return index(ref(Ln.New), ref(L), E->Ty);
+    // An array or pointer as a value (a rule's pointer argument): lane l's
+    // first element.
+    QualType Elem = E->Ty->isArrayType()
+                        ? Ctx.getAsArrayType(E->Ty)->getElementType()
+                        : E->Ty->getPointeeType();
+    return binary(BO_Add, ref(Ln.New), Offset(Ln), Ctx.getPointerType(Elem));
+  }
+  case ExprKind::Index:
+    if (E->Ops[0]->K == ExprKind::VarRef && Lanes.count(E->Ops[0]->V)) {
+      const Lane &Ln = Lanes.find(E->Ops[0]->V)->second;
+      if (!Ln.Scalar) {
+        ExprP I = atLane(E->Ops[1]);
+        return index(ref(Ln.New), add(Offset(Ln), I, Long), E->Ty);
+      }
+    }
+    break;
+  case ExprKind::AddrOf:
+    if (E->Ops[0]->K == ExprKind::VarRef)
+      return addrOf(atLane(E->Ops[0]), E->Ty);
+    break;
+  default:
+    break;
+  }
+  auto Copy = std::make_shared<Expr>(*E);
+  for (ExprP &Op : Copy->Ops)
+    Op = atLane(Op);
+  return Copy;
+}
+
+bool Expander::laneBase(const ExprP &E, ExprP &Base, ExprP &Stride) {
+  switch (E->K) {
+  case ExprKind::Const: // no adjoint memory (an inactive argument)
+    Base = E;
+    Stride = intConst(Ctx.LongTy, 0);
+    return true;
+  case ExprKind::VarRef: {
+    auto It = Lanes.find(E->V);
+    if (It == Lanes.end())
+      return fail("an adjoint pointer without lanes ('" + E->V->Name + "')");
+    Base = ref(It->second.New);
+    Stride = It->second.Stride;
+    return true;
+  }
+  case ExprKind::AddrOf:
+    if (E->Ops[0]->K == ExprKind::VarRef)
+      return laneBase(E->Ops[0], Base, Stride);
+    break;
+  case ExprKind::Cast:
+    if (!laneBase(E->Ops[0], Base, Stride))
+      return false;
+    Base = cast(E->Ty, Base);
+    return true;
+  case ExprKind::Binary:
+    if ((E->BOp == BO_Add || E->BOp == BO_Sub) && !mentionsLanes(*E->Ops[1])) {
+      if (!laneBase(E->Ops[0], Base, Stride))
+        return false;
+      Base = binary(E->BOp, Base, E->Ops[1], E->Ty);
+      return true;
+    }
+    break;
+  default:
+    break;
+  }
+  return fail("an adjoint argument that is not a variable plus an offset");
+}
+
+void Expander::flush(Block &To) {
+  if (Pending.empty())
+    return;
+  for (StmtP &S : countedLoop(Ctx, L, M, std::move(Pending)))
+    To.push_back(std::move(S));
+  Pending.clear();
+}
+
+bool Expander::laneCall(const Expr &C, SourceLocation Loc, Block &To) {
+  llvm::SmallVector<LaneArg, 8> Kinds;
+  FunctionDecl *Target = Oracle.lanesOf(C.Callee, M, Kinds);
+  if (!Target) { // a custom rule: once per lane
+    perLane(eval(atLane(std::make_shared<Expr>(C)), Loc));
+    return true;
+  }
+  if (Kinds.size() != C.Ops.size())
+    return fail("a backward call whose arguments do not match its callee");
+  llvm::SmallVector<ExprP, 12> Args;
+  for (unsigned I = 0; I < C.Ops.size(); ++I) {
+    const ExprP &A = C.Ops[I];
+    switch (Kinds[I]) {
+    case LaneArg::Primal:
+      if (mentionsLanes(*A))
+        return fail("an adjoint passed as a primal argument");
+      Args.push_back(A);
+      break;
+    case LaneArg::Seed: {
+      if (A->K == ExprKind::VarRef && Lanes.count(A->V) &&
+          Lanes.find(A->V)->second.Scalar) {
+        Args.push_back(ref(Lanes.find(A->V)->second.New));
+        break;
+      }
+      if (mentionsLanes(*A) || !A->isZero())
+        return fail("a seed that is neither a variable nor zero");
+      // An inactive result: M zero seeds.
+      QualType T = A->Ty.getUnqualifiedType();
+      Var *&Z = Zeros[T.getCanonicalType().getTypePtr()];
+      if (!Z) {
+        Z = In.F->makeVar(Var::Kind::Local, "_zero_seeds",
+                          Ctx.getConstantArrayType(T, llvm::APInt(64, M),
+                                                   nullptr,
+                                                   ArraySizeModifier::Normal,
+                                                   0));
+        Z->ZeroInit = true;
+        Out.Locals.push_back(Z);
+      }
+      Args.push_back(ref(Z));
+      break;
+    }
+    case LaneArg::Adjoint: {
+      ExprP Base, Stride;
+      if (!laneBase(A, Base, Stride))
+        return false;
+      Args.push_back(Base);
+      Args.push_back(cast(Ctx.LongTy, Stride));
+      break;
+    }
+    }
+  }
+  flush(To);
+  To.push_back(eval(call(Target, Args, Target->getReturnType(), C.Loc), Loc));
+  return true;
+}
+
+bool Expander::block(const Block &B, Block &To) {
+  for (const StmtP &SP : B) {
+    const Stmt &S = *SP;
+    switch (S.K) {
+    case StmtKind::Decl:
+      if (S.V->Adjoint) {
+        if (!laneLocal(S.V))
+          return false;
+        ExprP Init = S.RHS ? S.RHS : floatConst(S.V->Type, 0);
+        perLane(assign(atLane(ref(S.V)), atLane(Init), BO_Assign, S.Loc));
+        continue;
+      }
+      break;
+    case StmtKind::Assign: {
+      Var *Root = S.LHS->rootVar();
+      if (Root && Lanes.count(Root)) {
+        perLane(assign(atLane(S.LHS), atLane(S.RHS), S.Op, S.Loc));
+        continue;
+      }
+      break;
+    }
+    case StmtKind::Eval:
+      if (S.RHS && S.RHS->K == ExprKind::Call && mentionsLanes(*S.RHS)) {
+        if (!laneCall(*S.RHS, S.Loc, To))
+          return false;
+        continue;
+      }
+      if (S.LHS && S.LHS->K == ExprKind::Call && mentionsLanes(*S.LHS)) {
+        if (!laneCall(*S.LHS, S.Loc, To))
+          return false;
+        continue;
+      }
+      break;
+    case StmtKind::Block: {
+      flush(To);
+      Block Inner;
+      if (!block(S.Then, Inner))
+        return false;
+      flush(Inner);
+      To.push_back(ir::block(std::move(Inner)));
+      continue;
+    }
+    case StmtKind::If:
+    case StmtKind::Loop:
+    case StmtKind::Repeat: {
+      if ((S.Cond && mentionsLanes(*S.Cond)))
+        return fail("control flow that depends on an adjoint");
+      flush(To);
+      StmtP C = clone(S);
+      C->Then.clear();
+      C->Else.clear();
+      if (!block(S.Then, C->Then))
+        return false;
+      flush(C->Then);
+      if (!block(S.Else, C->Else))
+        return false;
+      flush(C->Else);
+      To.push_back(std::move(C));
+      continue;
+    }
+    case StmtKind::Switch:
+      return fail("a switch in a reverse sweep");
+    default:
+      break;
+    }
+    // Runs once: it must not touch an adjoint.
+    bool Touches = (S.LHS && mentionsLanes(*S.LHS)) ||
+                   (S.RHS && mentionsLanes(*S.RHS)) ||
+                   (S.Cond && mentionsLanes(*S.Cond));
+    if (Touches)
+      return fail("a statement that mixes adjoints with primal values");
+    flush(To);
+    To.push_back(clone(S));
+  }
+  return true;
+}
+
+bool Expander::run() {
+  L = In.F->makeVar(Var::Kind::Local, "_l", Ctx.IntTy);
+  for (Var *P : In.Params) {
+    if (!P->Adjoint) {
+      Out.Params.push_back(P);
+      continue;
+    }
+    if (P->Type->isRealFloatingType()) { // the seed: M of them
+      Lane Ln;
+      Ln.New = In.F->makeVar(Var::Kind::Param, P->Name,
+                             Ctx.getPointerType(P->Type.getUnqualifiedType()));
+      Ln.New->Name = P->Name;
+      Ln.New->Adjoint = true;
+      Ln.Stride = intConst(Ctx.IntTy, 1);
+      Ln.Scalar = true;
+      Lanes[P] = Ln;
+      Out.Params.push_back(Ln.New);
+      continue;
+    }
+    if (!P->Type->isPointerType() ||
+        !P->Type->getPointeeType()->isRealFloatingType())
+      return fail("the adjoint parameter '" + P->Name +
+                  "' is not a pointer to floating values");
+    Var *Ld = In.F->makeVar(Var::Kind::Param, "ld_" + P->Name, Ctx.LongTy);
+    Lanes[P] = {P, ref(Ld), false};
+    Out.Params.push_back(P);
+    Out.Params.push_back(Ld);
+  }
+  for (Var *V : In.Locals) {
+    if (!V->Adjoint) {
+      Out.Locals.push_back(V);
+      continue;
+    }
+    if (!laneLocal(V))
+      return false;
+  }
+  Out.Locals.push_back(L);
+  if (!block(*In.Body, Out.Body))
+    return false;
+  flush(Out.Body);
+  return true;
+}
+
+} // namespace
+
+bool expandLanes(const LaneInput &In, unsigned M, ASTContext &Ctx,
+                 LaneOracle &Oracle, LaneOutput &Out, std::string &Why) {
+  return Expander(In, M, Ctx, Oracle, Out, Why).run();
+}
+
+} // namespace fluxion
