@@ -235,8 +235,10 @@ void Differentiator::defineJacobian(UserEntry &E, FunctionDecl *Def) {
       Counter += P.Size;
       continue;
     }
-    QualType BT = P.Scalar ? T
-                           : Ctx.getConstantArrayType(T, llvm::APInt(64, P.Size),
+    // Of the parameter's own element type (a float input of a double J):
+    // converted when copied into J.
+    QualType BT = P.Scalar ? PT
+                           : Ctx.getConstantArrayType(PT, llvm::APInt(64, P.Size),
                                                       nullptr,
                                                       ArraySizeModifier::Normal,
                                                       0);
@@ -262,7 +264,10 @@ void Differentiator::defineJacobian(UserEntry &E, FunctionDecl *Def) {
   auto Elem = [&](const Slot &S, ExprP Idx) -> ExprP {
     if (!S.Buf)
       return ir::index(ir::ref(J), InJ(S, S.P.Scalar ? nullptr : Idx), T);
-    return S.P.Scalar ? ir::ref(S.Buf) : ir::index(ir::ref(S.Buf), Idx, T);
+    return S.P.Scalar ? ir::ref(S.Buf)
+                      : ir::index(ir::ref(S.Buf), Idx,
+                                  Ctx.getAsArrayType(S.Buf->Type)
+                                      ->getElementType());
   };
   // Seeds the unit vector k into the slots on the "Seeded" side (inputs in
   // forward mode, outputs in reverse mode) and clears the others.
@@ -290,7 +295,9 @@ void Differentiator::defineJacobian(UserEntry &E, FunctionDecl *Def) {
       return ir::binary(BO_Add, ir::ref(J), InJ(S, nullptr),
                         Ctx.getPointerType(T));
     if (!S.P.Scalar)
-      return ir::cast(Ctx.getPointerType(T), ir::ref(S.Buf));
+      return ir::cast(Ctx.getPointerType(Ctx.getAsArrayType(S.Buf->Type)
+                                             ->getElementType()),
+                      ir::ref(S.Buf));
     return ByValue ? ir::ref(S.Buf)
                    : ir::addrOf(ir::ref(S.Buf), Ctx.getPointerType(T));
   };

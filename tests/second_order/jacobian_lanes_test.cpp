@@ -72,6 +72,18 @@ static double spread(const double *v, double s, double *out, int n) {
   y[1] = std::exp(a[1] * s) + a[0];
 }
 
+// float inputs, double rows, more rows than lanes (replayed rows) and
+// more rows than columns (columns from f_jvp).
+[[fluxion::jacobian]] void floatNine(const float a[10], double y[9]) {
+  for (int i = 0; i < 9; ++i)
+    y[i] = a[i] * a[i + 1] * (i + 1);
+}
+[[fluxion::jacobian]] void floatTall(const float a[2], double y[3]) {
+  y[0] = a[0] * a[1];
+  y[1] = a[0] * 0.5;
+  y[2] = a[1] * a[1];
+}
+
 } // namespace jl
 
 namespace {
@@ -171,6 +183,28 @@ TEST(JacobianLanes, FloatInputsThroughBuffers) {
     // Single-precision products: compare at float accuracy.
     expectMatrixClose(J, ref, 1e-6);
     expectMatrixClose(J, jacobianFD(values, p, 2, 1e-3), 1e-3);
+  }
+}
+
+TEST(JacobianLanes, FloatInputsReplayedRowsAndForwardColumns) {
+  Rng rng(704);
+  for (int t = 0; t < 5; ++t) {
+    float a[10];
+    for (float &e : a)
+      e = float(rng.uniform(-1, 1));
+    Vec J(90, -7.0), y(9);
+    jl::floatNine_jacobian(a, y.data(), J.data());
+    for (int i = 0; i < 9; ++i)
+      for (int j = 0; j < 10; ++j) {
+        double ref = j == i ? double(a[i + 1]) * (i + 1)
+                     : j == i + 1 ? double(a[i]) * (i + 1)
+                                  : 0.0;
+        SO_EXPECT_CLOSE(J[i * 10 + j], ref, 1e-6);
+      }
+    Vec K(6, -7.0), z(3);
+    jl::floatTall_jacobian(a, z.data(), K.data());
+    Vec ref = {a[1], a[0], 0.5, 0, 0, 2.0 * a[1]};
+    expectMatrixClose(K, ref, 1e-6);
   }
 }
 
