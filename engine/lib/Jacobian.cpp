@@ -62,6 +62,24 @@ static bool jacobianParts(ASTContext &Ctx, FunctionDecl *FD,
   return true;
 }
 
+/// What both ways of building f_jacobian start from: its parameters (J
+/// last), J's element type, and the row and element counters k and i.
+struct Frame {
+  Frame(ASTContext &Ctx, FunctionDecl *Jacobian) {
+    for (ParmVarDecl *P : Jacobian->parameters())
+      Params.push_back(F.makeVar(Var::Kind::Param, P->getName(), P->getType()));
+    J = Params.back();
+    T = J->Type->getPointeeType();
+    K = F.makeVar(Var::Kind::Local, "k", Ctx.IntTy);
+    I = F.makeVar(Var::Kind::Local, "i", Ctx.IntTy);
+    F.Locals = {K, I};
+  }
+  ir::Function F;
+  std::vector<Var *> Params;
+  Var *J, *K, *I;
+  QualType T;
+};
+
 bool Differentiator::declareJacobian(UserEntry &E, const Annotation &A) {
   FunctionDecl *FD = E.Annotated;
   std::vector<Part> Parts;
@@ -106,6 +124,18 @@ bool Differentiator::declareJacobian(UserEntry &E, const Annotation &A) {
   return Sweep && Sweep->Active == E.Active;
 }
 
+/// The split pair f's reverse-mode rows run: its forward sweep records once,
+/// its backward function restores f's outputs.
+Differentiator::SplitEntry &Differentiator::jacobianPair(UserEntry &E,
+                                                         FunctionDecl *Def) {
+  bool All = true;
+  for (unsigned P = 0; P < Def->getNumParams(); ++P)
+    All &= !isDifferentiableType(Def->getParamDecl(P)->getType()) ||
+           E.Active[P];
+  return splitPair(Def, E.Active, All, /*RestoreMemory=*/true,
+                   Def->getLocation(), Def);
+}
+
 void Differentiator::defineJacobian(UserEntry &E, FunctionDecl *Def) {
   E.Defined = true;
   if (Def->isInvalidDecl() || Diags.clangReportedErrors())
@@ -117,16 +147,12 @@ void Differentiator::defineJacobian(UserEntry &E, FunctionDecl *Def) {
   FunctionDecl *Callee = E.Forward ? Sweep->JVP : Sweep->VJP;
   std::vector<Part> Parts;
   jacobianParts(Ctx, Def, E.Active, Parts);
-  ir::Function F;
-  std::vector<Var *> Params;
-  for (ParmVarDecl *P : E.Jacobian->parameters())
-    Params.push_back(F.makeVar(Var::Kind::Param, P->getName(), P->getType()));
-  Var *J = Params.back();
-  QualType T = J->Type->getPointeeType();
+  Frame Fr(Ctx, E.Jacobian);
+  ir::Function &F = Fr.F;
+  std::vector<Var *> &Params = Fr.Params;
+  Var *J = Fr.J, *K = Fr.K, *I = Fr.I;
+  QualType T = Fr.T;
   QualType Int = Ctx.IntTy;
-  Var *K = F.makeVar(Var::Kind::Local, "k", Int);
-  Var *I = F.makeVar(Var::Kind::Local, "i", Int);
-  F.Locals = {K, I};
   auto IntC = [&](int64_t X) { return ir::intConst(Int, X); };
   auto Loop = [&](Var *Counter, uint64_t Count, ir::Block Body) {
     return ir::countedLoop(Ctx, Counter, Count, std::move(Body));
@@ -187,12 +213,7 @@ void Differentiator::defineJacobian(UserEntry &E, FunctionDecl *Def) {
                              Def->getLocation());
     if (!Rewind)
       return;
-    bool All = true;
-    for (unsigned P = 0; P < Def->getNumParams(); ++P)
-      All &= !isDifferentiableType(Def->getParamDecl(P)->getType()) ||
-             E.Active[P];
-    SplitEntry &Pair = splitPair(Def, E.Active, All, /*RestoreMemory=*/true,
-                                 Def->getLocation(), Def);
+    SplitEntry &Pair = jacobianPair(E, Def);
     Callee = Pair.Bwd;
     llvm::SmallVector<ExprP, 8> FwdArgs;
     for (unsigned P = 0; P < Def->getNumParams(); ++P)
@@ -404,16 +425,12 @@ void Differentiator::defineJacobianLanes(UserEntry &E, FunctionDecl *Def,
                                          uint64_t Rows) {
   std::vector<Part> Parts;
   jacobianParts(Ctx, Def, E.Active, Parts);
-  ir::Function F;
-  std::vector<Var *> Params;
-  for (ParmVarDecl *P : E.Jacobian->parameters())
-    Params.push_back(F.makeVar(Var::Kind::Param, P->getName(), P->getType()));
-  Var *J = Params.back();
-  QualType T = J->Type->getPointeeType();
+  Frame Fr(Ctx, E.Jacobian);
+  ir::Function &F = Fr.F;
+  std::vector<Var *> &Params = Fr.Params;
+  Var *J = Fr.J, *K = Fr.K, *I = Fr.I;
+  QualType T = Fr.T;
   QualType Int = Ctx.IntTy;
-  Var *K = F.makeVar(Var::Kind::Local, "k", Int);
-  Var *I = F.makeVar(Var::Kind::Local, "i", Int);
-  F.Locals = {K, I};
   auto IntC = [&](int64_t X) { return ir::intConst(Int, X); };
   auto LongC = [&](int64_t X) { return ir::intConst(Ctx.LongTy, X); };
   auto Loop = [&](Var *Counter, uint64_t Count, ir::Block Body) {
@@ -427,12 +444,7 @@ void Differentiator::defineJacobianLanes(UserEntry &E, FunctionDecl *Def,
     for (StmtP &St : From)
       To.push_back(std::move(St));
   };
-  bool All = true;
-  for (unsigned P = 0; P < Def->getNumParams(); ++P)
-    All &= !isDifferentiableType(Def->getParamDecl(P)->getType()) ||
-           E.Active[P];
-  SplitEntry &Pair = splitPair(Def, E.Active, All, /*RestoreMemory=*/true,
-                               Def->getLocation(), Def);
+  SplitEntry &Pair = jacobianPair(E, Def);
   llvm::SmallVector<LaneArg, 8> Kinds;
   SourceLocation SavedLoc = LanesLoc;
   LanesLoc = E.Loc;

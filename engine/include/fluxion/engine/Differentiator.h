@@ -192,6 +192,8 @@ private:
   void defineJacobian(UserEntry &E, clang::FunctionDecl *Def);
   void defineJacobianLanes(UserEntry &E, clang::FunctionDecl *Def,
                            uint64_t Rows);
+  /// The pair whose sweeps f_jacobian's reverse-mode rows run.
+  SplitEntry &jacobianPair(UserEntry &E, clang::FunctionDecl *Def);
   /// Defines the derivatives E asks for.
   void defineEntry(UserEntry &E, clang::FunctionDecl *Def);
   void drain(bool AtEnd);
