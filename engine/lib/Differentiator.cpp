@@ -242,6 +242,8 @@ void Differentiator::annotate(FunctionDecl *FD, const Annotation &A) {
   // functions serves both, which is only right if they differentiate the
   // same parameters. What a Hessian also gives yields to what is written.
   if (UserEntry *Prev = findUser(FD, A.K)) {
+    if (!A.ForJacobian)
+      Prev->OnlyForJacobian = false;
     std::vector<bool> Active;
     std::vector<VarDecl *> Globals;
     if (!A.Implied && checkAnnotation(FD, A, Active, Globals) &&
@@ -278,6 +280,7 @@ void Differentiator::annotate(FunctionDecl *FD, const Annotation &A) {
   E->Active = Active;
   E->Globals = Globals;
   E->Loc = A.Loc;
+  E->OnlyForJacobian = A.ForJacobian;
   if (A.K == Annotation::Kind::Jvp) {
     declareJVP(*E);
     Users.push_back(std::move(E));
@@ -857,6 +860,10 @@ void Differentiator::defineFor(FunctionDecl *FD) {
       UserEntry &E = *Users[I];
       if (E.Defined || findUser(Next, E.K) != &E)
         continue;
+      // A Jacobian's sweep that it does not call waits for the end of the
+      // translation unit, in case the user calls it after all.
+      if (E.OnlyForJacobian && !E.NeededByJacobian)
+        continue;
       defineEntry(E, Next);
     }
     drain(/*AtEnd=*/false);
@@ -933,6 +940,10 @@ void Differentiator::finish() {
   for (auto &E : Users) {
     if (E->Defined)
       continue;
+    if (E->OnlyForJacobian && !E->NeededByJacobian && !isUsed(*E)) {
+      E->Defined = true; // nothing calls it: not generated
+      continue;
+    }
     const FunctionDecl *Def = nullptr;
     if (E->Annotated->hasBody(Def)) {
       defineEntry(*E, const_cast<FunctionDecl *>(Def));

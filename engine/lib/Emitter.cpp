@@ -11,6 +11,8 @@
 #include "clang/Sema/Sema.h"
 #include "clang/Sema/Template.h"
 #include "clang/Sema/TemplateDeduction.h"
+#include "llvm/ADT/MapVector.h"
+#include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/Support/SaveAndRestore.h"
 
 using namespace clang;
@@ -287,14 +289,73 @@ Stmt *Emitter::arrayTransfer(Var *Tape, const ir::Expr &Array,
   return tapeCall(Tape, Method, {First, N});
 }
 
+/// A push of one scalar, or a pop into a plain variable: what
+/// appendStatements gathers into push_values / pop_values.
+static bool isScalarPush(const ir::Stmt &St) {
+  return St.K == StmtKind::Push && !St.RHS->Ty->isArrayType();
+}
+static bool isPopIntoVariable(const ir::Stmt &St) {
+  return St.K == StmtKind::Assign && St.Op == BO_Assign &&
+         St.RHS->K == ExprKind::Pop && St.LHS->K == ExprKind::VarRef &&
+         !St.LHS->Ty->isArrayType();
+}
+
+Stmt *Emitter::tapeGroup(ArrayRef<const ir::Stmt *> Group, bool Push) {
+  if (Group.size() == 1)
+    return stmt(*Group.front());
+  llvm::SaveAndRestore<SourceLocation> AtFirst(
+      Loc, Group.front()->Loc.isValid() ? Group.front()->Loc : Loc);
+  llvm::SmallVector<Expr *, 16> Args;
+  for (const ir::Stmt *St : Group) {
+    Expr *A = expr(Push ? *St->RHS : *St->LHS);
+    if (!A)
+      return nullptr;
+    Args.push_back(A);
+  }
+  Var *Tape = Push ? Group.front()->V : Group.front()->RHS->V;
+  return tapeCall(Tape, Push ? "push_values" : "pop_values", Args);
+}
+
+bool Emitter::appendStatements(const Block &B,
+                               llvm::SmallVectorImpl<Stmt *> &Out) {
+  for (size_t I = 0; I < B.size();) {
+    // A run of consecutive pushes (or of pops into distinct variables)
+    // becomes one call per tape, in the run's order for that tape: the
+    // tape checks for room once, not once per value. Pushes to different
+    // tapes commute, and so do pops into different variables.
+    bool Push = isScalarPush(*B[I]);
+    size_t End = I;
+    llvm::SmallPtrSet<const Var *, 8> Targets;
+    while (End < B.size() &&
+           (Push ? isScalarPush(*B[End])
+                 : isPopIntoVariable(*B[End]) &&
+                       Targets.insert(B[End]->LHS->V).second))
+      ++End;
+    if (End - I < 2) {
+      Stmt *X = stmt(*B[I++]);
+      if (!X)
+        return false;
+      Out.push_back(X);
+      continue;
+    }
+    llvm::MapVector<const Var *, llvm::SmallVector<const ir::Stmt *, 8>>
+        ByTape;
+    for (; I < End; ++I)
+      ByTape[Push ? B[I]->V : B[I]->RHS->V].push_back(B[I].get());
+    for (auto &[Tape, Group] : ByTape) {
+      Stmt *X = tapeGroup(Group, Push);
+      if (!X)
+        return false;
+      Out.push_back(X);
+    }
+  }
+  return true;
+}
+
 Stmt *Emitter::compound(const Block &B) {
   llvm::SmallVector<Stmt *, 16> Stmts;
-  for (const StmtP &St : B) {
-    Stmt *X = stmt(*St);
-    if (!X)
-      return nullptr;
-    Stmts.push_back(X);
-  }
+  if (!appendStatements(B, Stmts))
+    return nullptr;
   return CompoundStmt::Create(S.getASTContext(), Stmts, FPOptionsOverride(),
                               Loc, Loc);
 }
@@ -543,12 +604,8 @@ bool Emitter::emit(EmitRequest &R) {
       return false;
     Stmts.push_back(new (S.getASTContext()) DeclStmt(DeclGroupRef(VD), Loc, Loc));
   }
-  for (const StmtP &St : R.Body) {
-    Stmt *X = stmt(*St);
-    if (!X)
-      return false;
-    Stmts.push_back(X);
-  }
+  if (!appendStatements(R.Body, Stmts))
+    return false;
   Target->setBody(CompoundStmt::Create(S.getASTContext(), Stmts,
                                        FPOptionsOverride(), Loc, Loc));
   return !Failed;

@@ -117,6 +117,7 @@ bool Differentiator::declareJacobian(UserEntry &E, const Annotation &A) {
   Annotation Base = A;
   Base.K = E.Forward ? Annotation::Kind::Jvp : Annotation::Kind::Grad;
   Base.OutputsAlwaysActive = true; // the same parameters as E.Active
+  Base.ForJacobian = true;
   annotate(FD, Base);
   // Another annotation of FD may have declared that sweep for other
   // parameters first (annotate reported it).
@@ -174,6 +175,10 @@ void Differentiator::defineJacobian(UserEntry &E, FunctionDecl *Def) {
         !(E.Active[P] && isFixedSizeOutput(Ctx, Def->getParamDecl(P))))
       Replay = false;
   }
+  // Rows or columns that call the sweep itself need its definition; the
+  // replayed and lanes rows run the split pair instead.
+  if (E.Forward || !Replay)
+    Sweep->NeededByJacobian = true;
   if (Replay && !E.Forward) {
     uint64_t Rows = hasSeed(Def) ? 1 : 0;
     for (const Part &P : Parts)

@@ -267,6 +267,38 @@ TYPED_TEST(TapeTest, RangesAcrossChunkEdges) {
   EXPECT_TRUE(Tape.empty());
 }
 
+TYPED_TEST(TapeTest, GroupedValuesAtEveryOffsetFromAChunkEdge) {
+  using T = TypeParam;
+  constexpr std::size_t C = fluxion::Tape<T>::ChunkSize;
+  // Groups of 4 and 2 starting before, on and after a chunk end, mixed with
+  // single pushes and pops the way generated code mixes them.
+  for (std::size_t Lead = C - 6; Lead <= C + 1; ++Lead) {
+    fluxion::Tape<T> Tape;
+    for (std::size_t I = 0; I < Lead; ++I)
+      Tape.push(valueAt<T>(I));
+    Tape.push_values(valueAt<T>(100), valueAt<T>(101), valueAt<T>(102),
+                     valueAt<T>(103));
+    Tape.push(valueAt<T>(104));
+    Tape.push_values(valueAt<T>(105), valueAt<T>(106));
+    ASSERT_EQ(Tape.size(), Lead + 7);
+    ASSERT_EQ(Tape.peakSize(), Lead + 7);
+    T A{}, B{}, Cc{}, D{}, E{}, F{};
+    Tape.pop_values(A, B); // as many pop()s: the last pushed first
+    EXPECT_EQ(A, valueAt<T>(106)) << "lead " << Lead;
+    EXPECT_EQ(B, valueAt<T>(105)) << "lead " << Lead;
+    EXPECT_EQ(Tape.pop(), valueAt<T>(104));
+    Tape.pop_values(Cc, D, E, F);
+    EXPECT_EQ(Cc, valueAt<T>(103)) << "lead " << Lead;
+    EXPECT_EQ(D, valueAt<T>(102)) << "lead " << Lead;
+    EXPECT_EQ(E, valueAt<T>(101)) << "lead " << Lead;
+    EXPECT_EQ(F, valueAt<T>(100)) << "lead " << Lead;
+    for (std::size_t I = Lead; I > 0; --I)
+      ASSERT_EQ(Tape.pop(), valueAt<T>(I - 1)) << "lead " << Lead;
+    EXPECT_TRUE(Tape.empty());
+    EXPECT_EQ(Tape.peakSize(), Lead + 7);
+  }
+}
+
 TYPED_TEST(TapeTest, RewindTakesBackPopsAtEverySize) {
   using T = TypeParam;
   constexpr std::size_t C = fluxion::Tape<T>::ChunkSize;

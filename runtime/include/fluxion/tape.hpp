@@ -28,6 +28,15 @@
 #define FLUXION_TAPE_SLOW_PATH
 #endif
 
+/// The copy loops of push_range/pop_range run for at most 8 elements: left
+/// as a plain loop, not unrolled and vectorised into code for every count,
+/// at every call site.
+#if defined(__clang__)
+#define FLUXION_SHORT_LOOP _Pragma("clang loop unroll(disable) vectorize(disable)")
+#else
+#define FLUXION_SHORT_LOOP
+#endif
+
 namespace fluxion {
 
 namespace detail {
@@ -285,13 +294,42 @@ public:
   /// Pushes N consecutive values (a whole local array); pop_array restores
   /// them in place.
   void push_array(const T *Values, std::size_t N) {
-    for (std::size_t I = 0; I < N; ++I)
-      push(Values[I]);
+    push_range(Values, static_cast<long>(N));
   }
 
   void pop_array(T *Values, std::size_t N) {
-    for (std::size_t I = N; I > 0; --I)
-      Values[I - 1] = pop();
+    pop_range(Values, static_cast<long>(N));
+  }
+
+  /// Pushes several values with one check for room: what generated code
+  /// emits for consecutive pushes (the locals a forward sweep hands to its
+  /// reverse sweep).
+  template <class... Us> void push_values(const Us &...Values) {
+    const T Staged[] = {static_cast<T>(Values)...};
+    if (static_cast<long>(sizeof...(Us)) <= room()) {
+      std::memcpy(Top, Staged, sizeof Staged);
+      Top += sizeof Staged;
+      return;
+    }
+    pushSpanning(reinterpret_cast<const char *>(Staged), sizeof Staged);
+  }
+
+  /// Pops sizeof...(Targets) values with one check, in the order of as many
+  /// pop()s: the first target gets the value pushed last. So
+  /// push_values(a, b, c) is undone by pop_values(c, b, a).
+  template <class... Us> void pop_values(Us &...Targets) {
+    T Staged[sizeof...(Us)];
+    if (Top > Mark)
+      Mark = Top;
+    if (static_cast<long>(sizeof...(Us)) <= held()) {
+      Top -= sizeof Staged;
+      std::memcpy(Staged, Top, sizeof Staged);
+    } else {
+      popSpanning(reinterpret_cast<char *>(Staged), sizeof Staged);
+    }
+    const T *From = Staged + sizeof...(Us);
+    int InOrder[] = {((Targets = *--From), 0)...};
+    (void)InOrder;
   }
 
   /// Pushes the Count values from First on (none if Count <= 0): the part
@@ -303,6 +341,7 @@ public:
       if (Count > 8) {
         std::memcpy(To, First, Count * sizeof(T));
       } else {
+        FLUXION_SHORT_LOOP
         for (long I = 0; I < Count; ++I)
           To[I] = First[I];
       }
@@ -323,6 +362,7 @@ public:
       if (Count > 8) {
         std::memcpy(First, From, Count * sizeof(T));
       } else {
+        FLUXION_SHORT_LOOP
         for (long I = 0; I < Count; ++I)
           First[I] = From[I];
       }

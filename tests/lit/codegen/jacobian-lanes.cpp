@@ -32,8 +32,7 @@ static double wave(double a, double b) { return std::sin(a) * b; }
 // CHECK-LABEL: static void wave_bwd_lanes2(double a, double b, double *seed, double *d_a,
 // CHECK-NEXT: {{^ +}}long ld_d_a, double *d_b, long ld_d_b) {
 // CHECK: double _d_a[2] = {};
-// CHECK: _res_sin = _tape_double.pop();
-// CHECK-NEXT: _sin = _tape_double.pop();
+// CHECK: _tape_double.pop_values(_res_sin, _sin);
 // CHECK-NEXT: _l = 0;
 // CHECK-NEXT: while (_l < 2) {
 // CHECK: _d_sin[_l] += seed[_l] * b;

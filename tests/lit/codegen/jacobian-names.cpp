@@ -3,6 +3,7 @@
 // are rows whether they are named or not, and the f_vjp or f_jvp that
 // f_jacobian is built from receives their adjoints or tangents.
 // RUN: %clangxx %fluxion -Xclang -plugin-arg-fluxion -Xclang dump -fsyntax-only %s 2>&1 | %FileCheck %s
+// RUN: %clangxx %fluxion -Xclang -plugin-arg-fluxion -Xclang dump -fsyntax-only %s 2>&1 | %FileCheck --check-prefix=UNUSED %s
 #include <fluxion/fluxion.hpp>
 
 // 2 rows (err) x 15 columns (cam, X, w): one forward sweep, then one
@@ -28,9 +29,10 @@ reproj(const double cam[11], const double X[3], double w, const double feat[2],
 // CHECK-NEXT: J + 11, (long)15, J + 14, (long)15,
 // CHECK-NEXT: d_err, (long)2);
 // CHECK: err[i] = end_err[i];
-// CHECK-LABEL: void reproj_vjp(const double *cam, const double *X, double w,
-// CHECK-NEXT: {{^ +}}const double *feat, double *err, double *d_cam, double *d_X,
-// CHECK-NEXT: {{^ +}}double *d_w, double *d_err) {
+// The lanes rows run the split pair: reproj_vjp, which nothing calls, is not
+// generated (the contract lists f_jacobian only). Neither is named_vjp.
+// UNUSED-NOT: reproj_vjp
+// UNUSED-NOT: named_vjp
 
 // Naming the output changes nothing: it is not a column.
 [[fluxion::jacobian("cam", "X", "w", "err")]] void
@@ -70,3 +72,19 @@ named(const double cam[11], const double X[3], double w, const double feat[2],
 // CHECK-LABEL: void scratch_jacobian(const double *x, double *work, double *y, double *J) {
 // CHECK: scratch_vjp(x, work, y, J + ((k * 2) + 0), d_y);
 // CHECK: scratch(x, work, y);
+// CHECK-LABEL: void scratch_vjp(const double *x, double *work, double *y, double *d_x,
+// CHECK-NEXT: {{^ +}}double *d_y) {
+
+// The sweep of a Jacobian that the code calls is generated, even when the
+// Jacobian itself does not need it.
+[[fluxion::jacobian]] void pair(const double x[3], double y[2]) {
+  y[0] = x[0] * x[1];
+  y[1] = x[0] + x[2];
+}
+void callsPairVjp(const double *x, double *y, double *dx, double *dy);
+void callsPairVjp(const double *x, double *y, double *dx, double *dy) {
+  pair_vjp(x, y, dx, dy);
+}
+// CHECK-LABEL: void pair_jacobian(const double *x, double *y, double *J) {
+// CHECK: pair_bwd_restoring_lanes2(
+// CHECK-LABEL: void pair_vjp(const double *x, double *y, double *d_x, double *d_y) {

@@ -51,6 +51,10 @@ struct Annotation {
   /// Not written by the user: what [[fluxion::hessian]] also gives. An
   /// annotation of the same kind already there takes its place.
   bool Implied = false;
+  /// The sweep [[fluxion::jacobian]] is built from (f_vjp or f_jvp): the
+  /// contract promises f_jacobian only, so it is defined only when the
+  /// Jacobian calls it or the translation unit does.
+  bool ForJacobian = false;
 };
 
 /// A residual-form custom derivative: f_fwd(P..., Res &) and
@@ -116,6 +120,10 @@ private:
     std::vector<clang::VarDecl *> Globals;
     clang::SourceLocation Loc;
     bool Defined = false;
+    /// Declared only as the sweep of a Jacobian (Annotation::ForJacobian),
+    /// and whether that Jacobian's definition calls it.
+    bool OnlyForJacobian = false;
+    bool NeededByJacobian = false;
   };
   struct SplitEntry {
     clang::FunctionDecl *Callee = nullptr;

@@ -52,6 +52,9 @@ private:
   clang::Expr *varRef(ir::Var *V);
   clang::Stmt *stmt(const ir::Stmt &St);
   clang::Stmt *compound(const ir::Block &B);
+  bool appendStatements(const ir::Block &B,
+                        llvm::SmallVectorImpl<clang::Stmt *> &Out);
+  clang::Stmt *tapeGroup(llvm::ArrayRef<const ir::Stmt *> Group, bool Push);
   clang::Stmt *arrayTransfer(ir::Var *Tape, const ir::Expr &Array,
                              llvm::StringRef Method);
   clang::VarDecl *declare(ir::Var *V);
