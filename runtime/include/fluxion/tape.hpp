@@ -305,12 +305,18 @@ public:
   /// emits for consecutive pushes (the locals a forward sweep hands to its
   /// reverse sweep).
   template <class... Us> void push_values(const Us &...Values) {
-    const T Staged[] = {static_cast<T>(Values)...};
-    if (static_cast<long>(sizeof...(Us)) <= room()) {
-      std::memcpy(Top, Staged, sizeof Staged);
-      Top += sizeof Staged;
+    constexpr std::size_t N = sizeof...(Us);
+    if (static_cast<long>(N) <= room()) {
+      // One store per value, like push(): a reverse sweep that starts right
+      // after this forward one loads them back one by one, and loads that
+      // each match one store are forwarded from the store buffer.
+      T *To = reinterpret_cast<T *>(Top);
+      int InOrder[] = {((*To++ = static_cast<T>(Values)), 0)...};
+      (void)InOrder;
+      Top += N * sizeof(T);
       return;
     }
+    const T Staged[] = {static_cast<T>(Values)...};
     pushSpanning(reinterpret_cast<const char *>(Staged), sizeof Staged);
   }
 
@@ -318,16 +324,19 @@ public:
   /// pop()s: the first target gets the value pushed last. So
   /// push_values(a, b, c) is undone by pop_values(c, b, a).
   template <class... Us> void pop_values(Us &...Targets) {
-    T Staged[sizeof...(Us)];
+    constexpr std::size_t N = sizeof...(Us);
     if (Top > Mark)
       Mark = Top;
-    if (static_cast<long>(sizeof...(Us)) <= held()) {
-      Top -= sizeof Staged;
-      std::memcpy(Staged, Top, sizeof Staged);
-    } else {
-      popSpanning(reinterpret_cast<char *>(Staged), sizeof Staged);
+    if (static_cast<long>(N) <= held()) {
+      const T *From = reinterpret_cast<const T *>(Top);
+      Top -= N * sizeof(T);
+      int InOrder[] = {((Targets = *--From), 0)...};
+      (void)InOrder;
+      return;
     }
-    const T *From = Staged + sizeof...(Us);
+    T Staged[N];
+    popSpanning(reinterpret_cast<char *>(Staged), sizeof Staged);
+    const T *From = Staged + N;
     int InOrder[] = {((Targets = *--From), 0)...};
     (void)InOrder;
   }
