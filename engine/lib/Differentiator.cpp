@@ -862,7 +862,7 @@ void Differentiator::defineFor(FunctionDecl *FD) {
         continue;
       // A Jacobian's sweep that it does not call waits for the end of the
       // translation unit, in case the user calls it after all.
-      if (E.OnlyForJacobian && !E.NeededByJacobian)
+      if (E.waitsForACall())
         continue;
       defineEntry(E, Next);
     }
@@ -940,7 +940,7 @@ void Differentiator::finish() {
   for (auto &E : Users) {
     if (E->Defined)
       continue;
-    if (E->OnlyForJacobian && !E->NeededByJacobian && !isUsed(*E)) {
+    if (E->waitsForACall() && !isUsed(*E)) {
       E->Defined = true; // nothing calls it: not generated
       continue;
     }

@@ -299,6 +299,10 @@ static bool isPopIntoVariable(const ir::Stmt &St) {
          St.RHS->K == ExprKind::Pop && St.LHS->K == ExprKind::VarRef &&
          !St.LHS->Ty->isArrayType();
 }
+/// The tape of either kind.
+static Var *tapeOf(const ir::Stmt &St) {
+  return St.K == StmtKind::Push ? St.V : St.RHS->V;
+}
 
 Stmt *Emitter::tapeGroup(ArrayRef<const ir::Stmt *> Group, bool Push) {
   if (Group.size() == 1)
@@ -312,8 +316,8 @@ Stmt *Emitter::tapeGroup(ArrayRef<const ir::Stmt *> Group, bool Push) {
       return nullptr;
     Args.push_back(A);
   }
-  Var *Tape = Push ? Group.front()->V : Group.front()->RHS->V;
-  return tapeCall(Tape, Push ? "push_values" : "pop_values", Args);
+  return tapeCall(tapeOf(*Group.front()), Push ? "push_values" : "pop_values",
+                  Args);
 }
 
 bool Emitter::appendStatements(const Block &B,
@@ -341,7 +345,7 @@ bool Emitter::appendStatements(const Block &B,
     llvm::MapVector<const Var *, llvm::SmallVector<const ir::Stmt *, 8>>
         ByTape;
     for (; I < End; ++I)
-      ByTape[Push ? B[I]->V : B[I]->RHS->V].push_back(B[I].get());
+      ByTape[tapeOf(*B[I])].push_back(B[I].get());
     for (auto &[Tape, Group] : ByTape) {
       Stmt *X = tapeGroup(Group, Push);
       if (!X)

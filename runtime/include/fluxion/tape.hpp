@@ -327,16 +327,14 @@ public:
     constexpr std::size_t N = sizeof...(Us);
     if (Top > Mark)
       Mark = Top;
-    if (static_cast<long>(N) <= held()) {
-      const T *From = reinterpret_cast<const T *>(Top);
-      Top -= N * sizeof(T);
-      int InOrder[] = {((Targets = *--From), 0)...};
-      (void)InOrder;
-      return;
-    }
     T Staged[N];
-    popSpanning(reinterpret_cast<char *>(Staged), sizeof Staged);
     const T *From = Staged + N;
+    if (static_cast<long>(N) <= held()) { // read in place, one load each
+      From = reinterpret_cast<const T *>(Top);
+      Top -= N * sizeof(T);
+    } else {
+      popSpanning(reinterpret_cast<char *>(Staged), sizeof Staged);
+    }
     int InOrder[] = {((Targets = *--From), 0)...};
     (void)InOrder;
   }

@@ -124,6 +124,8 @@ private:
     /// and whether that Jacobian's definition calls it.
     bool OnlyForJacobian = false;
     bool NeededByJacobian = false;
+    /// Defined only if something calls it (at the end of the TU).
+    bool waitsForACall() const { return OnlyForJacobian && !NeededByJacobian; }
   };
   struct SplitEntry {
     clang::FunctionDecl *Callee = nullptr;
