@@ -207,6 +207,41 @@ FunctionDecl *Differentiator::findCustom(FunctionDecl *Callee,
   return Rule;
 }
 
+/// True if every return statement of Fwd returns its last parameter (the
+/// residual, taken by reference) unchanged: `y = std::exp(x); return y;`.
+/// Then the call's result and the residual are one value, which a caller
+/// that keeps the result need not store twice. Rules without a visible body
+/// (declared here, defined elsewhere) never qualify.
+static bool returnsResidual(const FunctionDecl *Fwd) {
+  const Stmt *Body = Fwd->getBody();
+  const ParmVarDecl *Res = Fwd->getParamDecl(Fwd->getNumParams() - 1);
+  if (!Body || !Fwd->getASTContext().hasSameUnqualifiedType(
+                   Fwd->getReturnType(), Res->getType().getNonReferenceType()))
+    return false;
+  unsigned Returns = 0;
+  bool AllResidual = true;
+  llvm::SmallVector<const Stmt *, 16> Work{Body};
+  while (!Work.empty()) {
+    const Stmt *St = Work.pop_back_val();
+    if (!St)
+      continue;
+    if (isa<LambdaExpr>(St) || isa<BlockExpr>(St))
+      continue; // their returns are not Fwd's
+    if (const auto *R = dyn_cast<ReturnStmt>(St)) {
+      ++Returns;
+      const auto *Ref = R->getRetValue()
+                            ? dyn_cast<DeclRefExpr>(
+                                  R->getRetValue()->IgnoreParenImpCasts())
+                            : nullptr;
+      AllResidual &= Ref && Ref->getDecl() == Res;
+      continue;
+    }
+    for (const Stmt *Child : St->children())
+      Work.push_back(Child);
+  }
+  return Returns > 0 && AllResidual;
+}
+
 std::optional<ResidualRule>
 Differentiator::findResidualRule(FunctionDecl *Callee, SourceLocation Loc,
                                  bool &Failed) {
@@ -307,7 +342,7 @@ Differentiator::findResidualRule(FunctionDecl *Callee, SourceLocation Loc,
   }
   markCustomUsed(Fwd, Loc);
   markCustomUsed(Bwd, Loc);
-  return ResidualRule{Fwd, Bwd, Res};
+  return ResidualRule{Fwd, Bwd, Res, returnsResidual(Fwd)};
 }
 
 void Differentiator::warnUnusedCustom() {

@@ -448,6 +448,7 @@ Differentiator::reverseOf(const ir::Expr &Call, llvm::ArrayRef<bool> ArgActive,
       D.Forward = Rule->Fwd;
       D.Reverse = Rule->Bwd;
       D.Residual = Rule->Residual;
+      D.ResidualIsResult = Rule->ResidualIsResult;
       for (ParmVarDecl *P : Callee->parameters())
         D.AdjointSlot.push_back(isDifferentiableType(P->getType()));
       return D;

@@ -554,13 +554,27 @@ bool ReverseBuilder::callSite(const ir::Stmt &S, Sweeps &Out) {
   };
   Var *Residual = nullptr, *Mark = nullptr;
   FunctionDecl *RestoreLog = nullptr, *Undo = nullptr;
+  // A residual that is the result, stored to a variable that the reverse
+  // sweep reads anyway (so keeps at each write): the residual is read back
+  // from that variable instead of being kept twice. Only variables already
+  // needed (an earlier round of build()) qualify, or this read alone would
+  // make them needed and trade one kept value for another.
+  bool ResidualFromResult =
+      D->ResidualIsResult && LHS && LHS->K == ExprKind::VarRef &&
+      NeededAtWrites.count(LHS->V) && !Generated.count(LHS->V) &&
+      !LHS->V->isArray() &&
+      LHS->V->K != Var::Kind::Global && LHS->V->K != Var::Kind::Tape &&
+      Ctx.hasSameUnqualifiedType(LHS->Ty, D->Residual);
   if (!D->Residual.isNull()) {
     // Named after the callee: _res_sin holds what sin_fwd kept for sin_bwd.
     Residual = Keep(("_res_" + C.Callee->getName()).str(), D->Residual);
     llvm::SmallVector<ExprP, 8> FwdArgs(C.Ops.begin(), C.Ops.end());
     FwdArgs.push_back(ref(Residual));
     Store(call(D->Forward, FwdArgs, C.Ty, C.Loc));
-    TapeIfRepeated(Residual);
+    if (ResidualFromResult)
+      Generated.insert(Residual); // neither taped nor handed over
+    else
+      TapeIfRepeated(Residual);
   } else if (D->Logged) {
     QualType SizeT = Ctx.getSizeType();
     FunctionDecl *MarkFn = Oracle.runtimeFunction("checkpoint_mark", {}, C.Loc);
@@ -583,6 +597,8 @@ bool ReverseBuilder::callSite(const ir::Stmt &S, Sweeps &Out) {
   // Pops in the opposite order of the pushes: the ranges were pushed last;
   // a residual after the result's old value, an undo mark before it.
   Block &Rev = Out.Rev;
+  if (ResidualFromResult) // before LHS gets its old value back
+    Rev.push_back(assign(ref(Residual), LHS));
   for (StmtP &R : RangeReload)
     Rev.push_back(std::move(R));
   if (Residual)

@@ -97,6 +97,49 @@ namespace customgrad {
   return h;
 }
 
+// Rules whose forward part returns its residual: the reverse sweep reads
+// the residual back from the variable that holds the result. signed_sqrt's
+// forward part returns -r for negative x, so it must keep its residual.
+double cube_root(double x) { return std::cbrt(x); }
+double signed_sqrt(double x) {
+  return x < 0 ? -std::sqrt(-x) : std::sqrt(x);
+}
+
+} // namespace customgrad
+
+namespace fluxion::custom {
+inline double cube_root_fwd(double x, double &y) {
+  y = std::cbrt(x);
+  return y;
+}
+inline void cube_root_bwd(double, const double &y, double seed, double *d_x) {
+  *d_x += seed / (3 * y * y);
+}
+inline double signed_sqrt_fwd(double x, double &r) {
+  r = std::sqrt(std::fabs(x));
+  if (x < 0)
+    return -r;
+  return r;
+}
+inline void signed_sqrt_bwd(double, const double &r, double seed,
+                            double *d_x) {
+  *d_x += seed / (2 * r);
+}
+} // namespace fluxion::custom
+
+namespace customgrad {
+
+[[fluxion::grad]] double root_chain(const double *x, int n) {
+  double s = 0, v = 0.5;
+  for (int i = 0; i < n; ++i) {
+    v = cube_root(v * x[i] + 2.0);
+    s += v * v;
+    double w = signed_sqrt(x[i] - v);
+    s += w * x[i];
+  }
+  return s;
+}
+
 // Defined after its rules: the rules replace the body.
 double softplus_annotated(double x) { return std::log1p(std::exp(x)); }
 
@@ -166,6 +209,15 @@ TEST(CustomGradient, ResidualRuleOverwritingARecordedVariable) {
       [](const double *v) { return residual_chain(v, 4); },
       [](const double *v, double *d) { return residual_chain_grad(v, 4, d); },
       {0.5, -1.0, 2.0, 0.7});
+}
+
+TEST(CustomGradient, ResidualThatIsTheResult) {
+  // x[i] - v is negative for the first two elements: signed_sqrt's result
+  // is then -r, not its residual.
+  nt::check_gradient<double>(
+      [](const double *v) { return root_chain(v, 4); },
+      [](const double *v, double *d) { return root_chain_grad(v, 4, d); },
+      {0.5, -1.0, 2.0, 3.5});
 }
 
 TEST(CustomGradient, ResidualPairBeforeVjpRuleInFirstOrder) {

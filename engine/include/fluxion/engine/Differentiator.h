@@ -63,6 +63,9 @@ struct ResidualRule {
   clang::FunctionDecl *Fwd = nullptr;
   clang::FunctionDecl *Bwd = nullptr;
   clang::QualType Residual;
+  /// Every return of Fwd returns its residual parameter (exp_fwd keeps
+  /// exp(x) and returns it): the call's result is the residual.
+  bool ResidualIsResult = false;
 };
 
 class Differentiator : public DerivativeOracle,

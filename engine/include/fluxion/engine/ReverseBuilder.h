@@ -45,6 +45,9 @@ struct CallDerivative {
   /// A residual-form rule: Forward is f_fwd(args..., Res &res), Reverse is
   /// f_bwd(args..., res, [seed], adjoints...); null type otherwise.
   clang::QualType Residual;
+  /// The residual is the call's result (ResidualRule::ResidualIsResult): a
+  /// caller that keeps the result anyway need not keep the residual too.
+  bool ResidualIsResult = false;
   /// A checkpointed callee: the forward sweep calls Logged (the primal,
   /// saving what it overwrites outside its frame); the reverse sweep undoes
   /// those writes, recomputes Forward and runs Reverse.
