@@ -208,7 +208,7 @@ def main():
              f"mode: {ctx.get('adbench_mode', '?')}")
     L.append(f"- machine: {cpu}, nproc = {os.cpu_count()}, {platform.system()} {platform.release()}; "
              f"load average when the run started: {os.environ.get('ADBENCH_LOAD', '?')}")
-    L.append(f"- compiler: {cxx_version}; every benchmark source at `-O2` "
+    L.append(f"- compiler: {cxx_version}; every benchmark source at `-O3` "
              f"(plugin-compiled and hand-written alike), CMAKE_BUILD_TYPE=Release")
     L.append(f"- ADOL-C {adolc_version} (Debian `libadolc-dev`), default buffer sizes "
              f"(larger tapes spill to files); Google Benchmark library build type: "
