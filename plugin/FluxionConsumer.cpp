@@ -91,8 +91,11 @@ bool FluxionConsumer::HandleTopLevelDecl(DeclGroupRef DG) {
 }
 
 void FluxionConsumer::HandleTranslationUnit(ASTContext &) {
-  if (Diff)
-    Diff->finish();
+  if (!Diff)
+    return;
+  Diff->finish();
+  if (Opts.OnFinished)
+    Opts.OnFinished(*Sema_, *Diff);
 }
 
 void FluxionConsumer::dump(FunctionDecl *FD) {

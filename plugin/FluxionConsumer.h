@@ -28,6 +28,9 @@ struct ConsumerOptions {
   /// Called with each function the engine declares and the function it is
   /// declared next to.
   std::function<void(clang::FunctionDecl *, clang::FunctionDecl *)> OnDeclared;
+  /// Called at the end of the translation unit, once every derivative is
+  /// defined, before the rest of the consumer chain sees its end.
+  std::function<void(clang::Sema &, const Differentiator &)> OnFinished;
 };
 
 class FluxionConsumer : public clang::SemaConsumer {

@@ -5,9 +5,11 @@
 //
 //===----------------------------------------------------------------------===//
 #include "FluxionConsumer.h"
+#include "SingleCallInlining.h"
 
 #include "clang/Frontend/CompilerInstance.h"
 #include "clang/Frontend/FrontendPluginRegistry.h"
+#include "clang/Sema/Sema.h"
 
 using namespace clang;
 
@@ -21,6 +23,21 @@ protected:
                                                  llvm::StringRef) override {
     ConsumerOptions Opts;
     Opts.Dump = Dump;
+    // Code generation reads attributes when it emits the bodies of internal
+    // functions, at the end of the translation unit: inlining hints set in
+    // OnFinished still count. Not at -O0, where nothing else is inlined.
+    auto Generated = std::make_shared<std::vector<FunctionDecl *>>();
+    Opts.OnGenerated = [Generated](FunctionDecl *FD) {
+      Generated->push_back(FD);
+    };
+    Opts.OnFinished = [Generated](Sema &S, const Differentiator &Diff) {
+      if (!S.getLangOpts().Optimize)
+        return;
+      inlineSingleCallSweeps(
+          *Generated,
+          [&Diff](const FunctionDecl *FD) { return !Diff.isEntryPoint(FD); },
+          S.getASTContext());
+    };
     return std::make_unique<FluxionConsumer>(std::move(Opts));
   }
 

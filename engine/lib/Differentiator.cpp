@@ -702,6 +702,16 @@ void Differentiator::emitAndPublish(EmitRequest &R) {
     publish(R.Target);
 }
 
+bool Differentiator::isEntryPoint(const FunctionDecl *FD) const {
+  const FunctionDecl *Canon = FD->getCanonicalDecl();
+  for (const auto &E : Users)
+    for (const FunctionDecl *Entry :
+         {E->VJP, E->Grad, E->JVP, E->HVP, E->Hessian, E->Jacobian})
+      if (Entry && Entry->getCanonicalDecl() == Canon)
+        return true;
+  return false;
+}
+
 void Differentiator::publish(FunctionDecl *FD) {
   if (Dump) {
     PrintingPolicy Policy(Ctx.getLangOpts());

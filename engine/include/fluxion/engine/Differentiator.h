@@ -85,6 +85,10 @@ public:
   bool isGenerated(const clang::Decl *D) const {
     return Generated.count(D);
   }
+  /// True for the functions the contract names (f_grad, f_vjp, f_jvp,
+  /// f_hvp, f_hessian, f_jacobian), which user code may call; false for
+  /// the sweeps of callees and the other helpers generated code calls.
+  bool isEntryPoint(const clang::FunctionDecl *FD) const;
   /// Called with each function once its body is set (hand it to CodeGen).
   std::function<void(clang::FunctionDecl *)> OnDefined;
   /// Called with each function this engine declares and the function it is
