@@ -61,8 +61,7 @@ static const char Overview[] =
     "Fluxion's source-to-source tool: writes each input back with the\n"
     "derivatives of its [[fluxion::...]] functions inserted as C++ source, "
     "where the\nFluxion plugin declares and defines them. The output compiles "
-    "with any C++17\ncompiler and the flags of `fluxion-config --cxxflags`, "
-    "and links with those of\n`fluxion-config --libs`.\n";
+    "with any C++17\ncompiler and the flags of `fluxion-config --cxxflags`.\n";
 
 static int fail(const llvm::Twine &Message) {
   llvm::WithColor::error(llvm::errs(), "fluxion-gen") << Message << "\n";

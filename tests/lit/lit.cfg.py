@@ -65,8 +65,6 @@ clangxx = "%s -std=c++17 -fno-color-diagnostics -I%s" % (
 # fluxion-gen, and g++ for its output. These come first: %fluxion is a
 # prefix of their names.
 config.substitutions.append(("%fluxion-gen", q(config.fluxion_gen)))
-# What a program that records on a tape links (fluxion-config --libs).
-config.substitutions.append(("%fluxion-libs", q(config.fluxion_runtime_lib)))
 config.substitutions.append(("%fluxion-config", q(config.fluxion_config)))
 config.substitutions.append(("%fluxion-include", q(config.fluxion_include_dir)))
 # gdb, where it can run programs (containers may forbid ptrace).

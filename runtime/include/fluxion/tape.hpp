@@ -20,9 +20,8 @@
 #include <type_traits>
 
 /// Marks the rare paths of the tape (a new chunk, the previous chunk): they
-/// are defined in the runtime library (src/tape.cpp), and calls to them are
-/// laid out as unlikely, so every inlined push and pop is a compare, a store
-/// and an increment.
+/// stay out of line, so every inlined push and pop is a compare, a store and
+/// an increment, and the optimiser has less generated code to work through.
 #if defined(__GNUC__) || defined(__clang__)
 #define FLUXION_TAPE_SLOW_PATH __attribute__((noinline, cold))
 #else
@@ -44,16 +43,19 @@ namespace detail {
 
 /// What every Tape<T> shares, whatever T is: chunks of raw bytes, the
 /// high-water mark, rewinding, and the thread's list of tapes that
-/// memory_stats() and TapePosition walk. None of it is a template, and what
-/// is not on the fast path is compiled once, in the runtime library
-/// (src/tape.cpp): a translation unit compiles only the inline push and pop
-/// of each element type its generated code records.
+/// memory_stats() and TapePosition walk. None of it is a template, so a
+/// translation unit pays for it once however many element types its
+/// generated code records: only push and pop are instantiated per type.
 class TapeStorage {
 public:
   TapeStorage(const TapeStorage &) = delete;
   TapeStorage &operator=(const TapeStorage &) = delete;
 
-  ~TapeStorage();
+  ~TapeStorage() {
+    if (Listed)
+      leaveThreadList();
+    freeChunks();
+  }
 
   /// Number of elements currently stored.
   std::size_t size() const { return bytesHeld() / ElemSize; }
@@ -103,11 +105,15 @@ public:
   }
 
   /// Returns every chunk to the allocator.
-  void release();
+  void release() {
+    clear();
+    freeChunks();
+    Begin = Top = End = Mark = nullptr;
+  }
 
   /// The calling thread's tapes (those of fluxion::tape<T>()), most
   /// recently created first.
-  static TapeStorage *first();
+  static TapeStorage *first() { return head(); }
   TapeStorage *next() const { return Next; }
 
 protected:
@@ -116,18 +122,61 @@ protected:
       : ElemSize(ElemSize), ElemAlign(ElemAlign), ChunkBytes(ChunkBytes) {}
 
   /// Joins the calling thread's list; the destructor leaves it.
-  void joinThreadList();
+  void joinThreadList() {
+    Next = head();
+    head() = this;
+    Listed = true;
+  }
 
   /// Top reached End: moves to the next chunk, allocating it the first time.
-  FLUXION_TAPE_SLOW_PATH void nextChunk();
+  FLUXION_TAPE_SLOW_PATH void nextChunk() {
+    if (Begin == nullptr) { // first push ever, or first since release()
+      if (NumChunks == 0)
+        appendChunk();
+      setChunk(0);
+      Top = Mark = Begin;
+      return;
+    }
+    std::size_t Reached = (Current + 1) * ChunkBytes;
+    if (Reached > PeakBytes)
+      PeakBytes = Reached;
+    if (Current + 1 == NumChunks)
+      appendChunk();
+    setChunk(Current + 1);
+    Top = Mark = Begin;
+  }
 
   /// Top reached Begin while popping: moves back to the previous chunk.
-  FLUXION_TAPE_SLOW_PATH void previousChunk();
+  FLUXION_TAPE_SLOW_PATH void previousChunk() {
+    assert(Current > 0 && "pop from an empty tape");
+    PeakBytes = peakBytes(); // leaving this chunk: fold its high-water mark in
+    setChunk(Current - 1);
+    Top = Mark = End;
+  }
 
   /// push_range and pop_range when the values span a chunk end (Bytes is a
   /// whole number of elements, and so is every chunk).
-  FLUXION_TAPE_SLOW_PATH void pushSpanning(const char *From, std::size_t Bytes);
-  FLUXION_TAPE_SLOW_PATH void popSpanning(char *To, std::size_t Bytes);
+  FLUXION_TAPE_SLOW_PATH void pushSpanning(const char *From, std::size_t Bytes) {
+    while (Bytes > 0) {
+      if (Top == End)
+        nextChunk();
+      std::size_t N = std::min<std::size_t>(Bytes, End - Top);
+      std::memcpy(Top, From, N);
+      Top += N;
+      From += N;
+      Bytes -= N;
+    }
+  }
+  FLUXION_TAPE_SLOW_PATH void popSpanning(char *To, std::size_t Bytes) {
+    while (Bytes > 0) {
+      if (Top == Begin)
+        previousChunk();
+      std::size_t N = std::min<std::size_t>(Bytes, Top - Begin);
+      Top -= N;
+      Bytes -= N;
+      std::memcpy(To + Bytes, Top, N);
+    }
+  }
 
   const char *chunk(std::size_t Index) const { return Chunks[Index]; }
   bool holdsNothing() const { return Top == Begin && Current == 0; }
@@ -152,11 +201,52 @@ private:
     End = Begin + ChunkBytes;
   }
 
-  void appendChunk();
-  void freeChunks();
-  void leaveThreadList();
-  /// The first of the calling thread's tapes.
-  static TapeStorage *&head();
+  void appendChunk() {
+    if (NumChunks == ChunkSlots) {
+      std::size_t Slots = ChunkSlots ? 2 * ChunkSlots : 8;
+      char **Grown = new char *[Slots];
+      if (NumChunks > 0)
+        std::memcpy(Grown, Chunks, NumChunks * sizeof(char *));
+      delete[] Chunks;
+      Chunks = Grown;
+      ChunkSlots = Slots;
+    }
+#ifdef __cpp_aligned_new
+    Chunks[NumChunks++] = static_cast<char *>(
+        ::operator new(ChunkBytes, std::align_val_t(ElemAlign)));
+#else
+    Chunks[NumChunks++] = static_cast<char *>(::operator new(ChunkBytes));
+#endif
+  }
+
+  void freeChunks() {
+    for (std::size_t I = 0; I < NumChunks; ++I)
+#ifdef __cpp_aligned_new
+      ::operator delete(Chunks[I], std::align_val_t(ElemAlign));
+#else
+      ::operator delete(Chunks[I]);
+#endif
+    delete[] Chunks;
+    Chunks = nullptr;
+    NumChunks = ChunkSlots = 0;
+    Current = 0;
+  }
+
+  void leaveThreadList() {
+    for (TapeStorage **Link = &head(); *Link; Link = &(*Link)->Next) {
+      if (*Link == this) {
+        *Link = Next;
+        return;
+      }
+    }
+  }
+
+  // A plain pointer: constant-initialised, so it needs no guard and outlives
+  // every tape of the thread, whatever order they are destroyed in.
+  static TapeStorage *&head() {
+    static thread_local TapeStorage *Head = nullptr;
+    return Head;
+  }
 
   char **Chunks = nullptr;
   std::size_t NumChunks = 0;

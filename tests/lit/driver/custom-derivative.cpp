@@ -1,10 +1,10 @@
 // A custom derivative (fluxion::custom::f_vjp) replaces the derived one, both
 // for the annotated function and for calls to it (CONTRACT.md, "Custom
 // derivatives"); float throughout.
-// RUN: %clangxx %fluxion -O0 -Wall -Wextra -Werror %s -o %t.O0.exe %fluxion-libs
+// RUN: %clangxx %fluxion -O0 -Wall -Wextra -Werror %s -o %t.O0.exe
 // RUN: %t.O0.exe | %FileCheck %s
 // RUN: %clangxx %fluxion -O3 -Wall -Wextra -Werror -c %s -o %t.O3.o
-// RUN: %clangxx %t.O3.o -o %t.O3.exe %fluxion-libs
+// RUN: %clangxx %t.O3.o -o %t.O3.exe
 // RUN: %t.O3.exe | %FileCheck %s
 #include <fluxion/fluxion.hpp>
 

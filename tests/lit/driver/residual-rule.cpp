@@ -1,7 +1,7 @@
 // The residual form of a custom derivative (JAX's custom_vjp): the forward
 // part keeps exp(x) for the backward part; inside a loop the residuals go on
 // the tape. No warnings with -Wall -Wextra -Werror.
-// RUN: %clangxx %fluxion -O1 -Wall -Wextra -Werror %s -o %t.exe %fluxion-libs
+// RUN: %clangxx %fluxion -O1 -Wall -Wextra -Werror %s -o %t.exe
 // RUN: %t.exe | %FileCheck %s
 // RUN: %clangxx %fluxion -fplugin-arg-fluxion-dump -fsyntax-only %s 2>&1 | %FileCheck %s --check-prefix=CODE
 #include <fluxion/fluxion.hpp>

@@ -1,14 +1,14 @@
 // Compile and link through the driver, in two steps and in one, at -O0 and
 // -O3, with warnings as errors (generated code must not warn), then run.
 // RUN: %clangxx %fluxion -O0 -Wall -Wextra -Werror -c %s -o %t.O0.o
-// RUN: %clangxx %t.O0.o -o %t.O0.exe %fluxion-libs
+// RUN: %clangxx %t.O0.o -o %t.O0.exe
 // RUN: %t.O0.exe | %FileCheck %s
 // RUN: %clangxx %fluxion -O3 -Wall -Wextra -Werror -c %s -o %t.O3.o
-// RUN: %clangxx %t.O3.o -o %t.O3.exe %fluxion-libs
+// RUN: %clangxx %t.O3.o -o %t.O3.exe
 // RUN: %t.O3.exe | %FileCheck %s
-// RUN: %clangxx %fluxion -O0 -Wall -Wextra -Werror %s -o %t.one.O0.exe %fluxion-libs
+// RUN: %clangxx %fluxion -O0 -Wall -Wextra -Werror %s -o %t.one.O0.exe
 // RUN: %t.one.O0.exe | %FileCheck %s
-// RUN: %clangxx %fluxion -O3 -Wall -Wextra -Werror %s -o %t.one.O3.exe %fluxion-libs
+// RUN: %clangxx %fluxion -O3 -Wall -Wextra -Werror %s -o %t.one.O3.exe
 // RUN: %t.one.O3.exe | %FileCheck %s
 #include <fluxion/fluxion.hpp>
 

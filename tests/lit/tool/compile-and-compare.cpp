@@ -4,9 +4,9 @@
 // a custom derivative, second order and a Jacobian.
 // REQUIRES: gxx
 // RUN: %fluxion-gen %s -o %t.cpp -- -std=c++17 -I%fluxion-include
-// RUN: bash -c '%gxx -Wall -Wextra -Werror $(%fluxion-config --cxxflags) %t.cpp $(%fluxion-config --libs) -o %t.gxx'
+// RUN: bash -c '%gxx -Wall -Wextra -Werror $(%fluxion-config --cxxflags) %t.cpp -o %t.gxx'
 // RUN: %t.gxx > %t.gxx.out
-// RUN: %clangxx %fluxion %s -o %t.plugin %fluxion-libs
+// RUN: %clangxx %fluxion %s -o %t.plugin
 // RUN: %t.plugin > %t.plugin.out
 // RUN: diff %t.gxx.out %t.plugin.out
 // RUN: %FileCheck %s < %t.gxx.out

@@ -3,7 +3,7 @@
 // the reverse sweep.
 // REQUIRES: gxx, gdb
 // RUN: %fluxion-gen %s -o %t.cpp -- -std=c++17 -I%fluxion-include
-// RUN: %gxx -g -O0 -I%fluxion-include %t.cpp -o %t.exe %fluxion-libs
+// RUN: %gxx -g -O0 -I%fluxion-include %t.cpp -o %t.exe
 // RUN: gdb -nx -batch -ex 'break energy_vjp' -ex run \
 // RUN:     -ex next -ex next -ex next -ex next -ex next -ex next -ex next \
 // RUN:     -ex next -ex next -ex next -ex next -ex next -ex next -ex next \

@@ -10,7 +10,7 @@
 // RUN: %fluxion-gen %s -o %t.cpp --declarations %t.both.hpp -- -std=c++17 -I%fluxion-include
 // RUN: %FileCheck %s --match-full-lines < %t.both.hpp
 // RUN: %gxx -I%fluxion-include -c %t.cpp -o %t.o
-// RUN: %gxx -include %t.hpp %S/Inputs/call-declarations.cpp %t.o -o %t.exe %fluxion-libs
+// RUN: %gxx -include %t.hpp %S/Inputs/call-declarations.cpp %t.o -o %t.exe
 // RUN: %t.exe | %FileCheck %s --check-prefix=OUT
 #include <fluxion/fluxion.hpp>
 

@@ -4,7 +4,7 @@
 // RUN: %fluxion-gen %s -o %t.cpp -- -std=c++17 -I%fluxion-include
 // RUN: %FileCheck %s --match-full-lines < %t.cpp
 // REQUIRES: gxx
-// RUN: %gxx -I%fluxion-include %t.cpp -o %t.exe %fluxion-libs
+// RUN: %gxx -I%fluxion-include %t.cpp -o %t.exe
 // RUN: %t.exe | %FileCheck %s --check-prefix=OUT
 #include <fluxion/fluxion.hpp>
 #include <cstdio>

@@ -5,9 +5,9 @@
 // RUN: %fluxion-gen %s --no-line -o %t.cpp -- -std=c++17 -I%fluxion-include
 // RUN: %FileCheck %s < %t.cpp
 // REQUIRES: gxx
-// RUN: %gxx -Wall -Wextra -Werror -I%fluxion-include %t.cpp -o %t.gxx %fluxion-libs
+// RUN: %gxx -Wall -Wextra -Werror -I%fluxion-include %t.cpp -o %t.gxx
 // RUN: %t.gxx > %t.gxx.out
-// RUN: %clangxx %fluxion %s -o %t.plugin %fluxion-libs
+// RUN: %clangxx %fluxion %s -o %t.plugin
 // RUN: %t.plugin > %t.plugin.out
 // RUN: diff %t.gxx.out %t.plugin.out
 #include <fluxion/fluxion.hpp>
