@@ -1,4 +1,4 @@
-//===- SingleCallInlining.h - Inline sweeps called from one place -*- C++ -*-===//
+//===- SingleCallInlining.h - Inline sweeps called once -----*- C++ -*-===//
 //
 // The plugin's one hint to code generation: a generated internal function
 // that generated code calls from exactly one place (a callee's forward or

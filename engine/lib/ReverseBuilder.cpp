@@ -562,8 +562,7 @@ bool ReverseBuilder::callSite(const ir::Stmt &S, Sweeps &Out) {
   bool ResidualFromResult =
       D->ResidualIsResult && LHS && LHS->K == ExprKind::VarRef &&
       NeededAtWrites.count(LHS->V) && !Generated.count(LHS->V) &&
-      !LHS->V->isArray() &&
-      LHS->V->K != Var::Kind::Global && LHS->V->K != Var::Kind::Tape &&
+      LHS->V->K != Var::Kind::Global &&
       Ctx.hasSameUnqualifiedType(LHS->Ty, D->Residual);
   if (!D->Residual.isNull()) {
     // Named after the callee: _res_sin holds what sin_fwd kept for sin_bwd.
