@@ -3,6 +3,7 @@
 #include "fluxion/engine/Lowering.h"
 
 #include "clang/AST/ASTContext.h"
+#include "clang/Basic/SourceManager.h"
 #include "llvm/ADT/StringExtras.h"
 
 #include <functional>
@@ -892,6 +893,22 @@ ReverseBuilder::countedFor(const ir::Stmt &Init, const ir::Stmt &Loop) const {
   return Result;
 }
 
+/// Functions that record nothing and keep no state, whose calls may be
+/// reordered: the runtime's (derivative rules among them) and the system
+/// headers' (<cmath>), never a generated sweep.
+bool ReverseBuilder::orderFree(const FunctionDecl *FD) const {
+  if (Oracle.isGenerated(FD))
+    return false;
+  if (Ctx.getSourceManager().isInSystemHeader(FD->getLocation()))
+    return true;
+  for (const DeclContext *DC = FD->getDeclContext(); DC; DC = DC->getParent())
+    if (const auto *NS = dyn_cast<NamespaceDecl>(DC))
+      if (NS->getName() == "fluxion" &&
+          NS->getParent()->getRedeclContext()->isTranslationUnit())
+        return true;
+  return false;
+}
+
 bool ReverseBuilder::countedForSweeps(const ir::Stmt &S, const CountedFor &CL,
                                        Sweeps &Out) {
   Sweeps Body;
@@ -925,15 +942,32 @@ bool ReverseBuilder::countedForSweeps(const ir::Stmt &S, const CountedFor &CL,
     if (Needed.count(D->LHS->V))
       At = std::next(Body.Rev.insert(
           At, assign(D->LHS, D->RHS, BO_Assign, D->Loc)));
-  // c = End (+1); while (c > Begin) { c = c - 1; reverse of the body }: the
-  // body's reverse starts with that decrement (the increment's inverse).
   QualType T = CL.Counter->Type;
   ExprP Start = cast(T, CL.End);
   if (CL.Inclusive)
     Start = binary(BO_Add, Start, intConst(T, 1), T);
-  Out.Rev.push_back(assign(ref(CL.Counter), Start, BO_Assign, S.Loc));
   auto R = std::make_unique<ir::Stmt>(StmtKind::Loop, S.Loc);
-  R->Cond = binary(BO_GT, ref(CL.Counter), cast(T, CL.Begin), Ctx.BoolTy);
+  if (reverseIterationsCommute(S.body(),
+                               llvm::ArrayRef<StmtP>(Body.Rev).drop_front(),
+                               CL.Counter, Ctx, [&](const FunctionDecl *FD) {
+                                 return orderFree(FD);
+                               })) {
+    // c = Begin; while (c < End (+1)) { reverse of the body; c = c + 1; }:
+    // iterations that commute run in the primal's order.
+    Body.Rev.erase(Body.Rev.begin());
+    Body.Rev.push_back(assign(
+        ref(CL.Counter), binary(BO_Add, ref(CL.Counter), intConst(T, 1), T),
+        BO_Assign, S.Loc));
+    Out.Rev.push_back(
+        assign(ref(CL.Counter), cast(T, CL.Begin), BO_Assign, S.Loc));
+    R->Cond = binary(BO_LT, ref(CL.Counter), Start, Ctx.BoolTy);
+  } else {
+    // c = End (+1); while (c > Begin) { c = c - 1; reverse of the body }:
+    // the body's reverse starts with that decrement (the increment's
+    // inverse).
+    Out.Rev.push_back(assign(ref(CL.Counter), Start, BO_Assign, S.Loc));
+    R->Cond = binary(BO_GT, ref(CL.Counter), cast(T, CL.Begin), Ctx.BoolTy);
+  }
   R->body() = std::move(Body.Rev);
   Out.Rev.push_back(std::move(R));
   return OK;

@@ -3,7 +3,8 @@
 // its writes: the n values the callee reads are saved once after the call
 // and given back before its backward function. The `for` counters are run
 // backwards from their bounds instead of being recorded with their trip
-// counts. xc, read by y's updates, is still recorded where it is written.
+// counts; the triangular update's reverse, which only accumulates, runs
+// forward. xc, read by y's updates, is still recorded where it is written.
 // RUN: %clangxx %fluxion -Xclang -plugin-arg-fluxion -Xclang dump -fsyntax-only %s 2>&1 | %FileCheck %s
 #include <fluxion/fluxion.hpp>
 
@@ -44,12 +45,13 @@ static double sumsq(int n, const double *v) {
 // CHECK-NEXT: k = k - 1;
 // CHECK: _tape_double.pop_range(y, d);
 // CHECK: sumsq_bwd(d, y, {{.*}});
-// CHECK: i_1 = d;
-// CHECK-NEXT: while (i_1 > 0) {
-// CHECK-NEXT: i_1 = i_1 - 1;
-// CHECK: j = d;
-// CHECK-NEXT: while (j > (i_1 + 1)) {
-// CHECK-NEXT: j = j - 1;
+// CHECK: i_1 = 0;
+// CHECK-NEXT: while (i_1 < d) {
+// CHECK: j = i_1 + 1;
+// CHECK-NEXT: while (j < d) {
+// CHECK: i = d;
+// CHECK-NEXT: while (i > 0) {
+// CHECK-NEXT: i = i - 1;
 // CHECK-NOT: y[{{.*}}] = {{.*}}pop()
 // CHECK: xc[i] = _tape_double.pop();
 // CHECK-LABEL: double f_grad(

@@ -82,7 +82,7 @@ public:
   void finish();
 
   /// True for functions this engine declared.
-  bool isGenerated(const clang::Decl *D) const {
+  bool isGenerated(const clang::Decl *D) const override {
     return Generated.count(D);
   }
   /// True for the functions the contract names (f_grad, f_vjp, f_jvp,

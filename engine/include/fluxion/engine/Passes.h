@@ -56,6 +56,17 @@ private:
   llvm::DenseSet<const ir::Var *> InLoop;
 };
 
+/// True if the iterations of a counted loop's reverse body (RevBody, its
+/// counter's decrement left out) may run in any order, so that the reverse
+/// sweep can count Counter up like the primal loop (ReverseLoopOrder.cpp).
+/// PrimalBody is the loop's primal body. Calls keep the order unless
+/// OrderFree says the callee neither records nor keeps state (the runtime's
+/// rules, <cmath>).
+bool reverseIterationsCommute(
+    const ir::Block &PrimalBody, llvm::ArrayRef<ir::StmtP> RevBody,
+    const ir::Var *Counter, clang::ASTContext &Ctx,
+    llvm::function_ref<bool(const clang::FunctionDecl *)> OrderFree);
+
 } // namespace fluxion
 
 #endif

@@ -82,6 +82,9 @@ public:
   /// The final sweeps of a derivative (the to-be-recorded fixpoint may
   /// have asked for pairs it then did not use): what they call is needed.
   virtual void noteCalls(const ir::Block &Sweep) {}
+  /// True for functions the engine generates (sweeps of callees among them,
+  /// which record on the tapes).
+  virtual bool isGenerated(const clang::Decl *D) const = 0;
 };
 
 /// The parts of a reverse-mode derivative; packaged into functions by the
@@ -144,6 +147,8 @@ private:
                                          const ir::Stmt &Loop) const;
   bool countedForSweeps(const ir::Stmt &S, const CountedFor &L,
                          Sweeps &Out);
+  /// Calls that a reverse loop run forward may reorder.
+  bool orderFree(const clang::FunctionDecl *FD) const;
   /// A loop under binomial checkpointing (RevolveLoop.cpp).
   bool revolveLoop(const ir::Stmt &S, const ir::RevolveSpec &Spec,
                    Sweeps &Out);
