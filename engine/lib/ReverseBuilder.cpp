@@ -379,17 +379,20 @@ static bool mentions(const Expr &E, const Var *V, bool SkipRoot = false) {
   return Found;
 }
 
+bool ReverseBuilder::overwritesNothingNeeded(const ir::Stmt &S) const {
+  Var *Root = S.LHS->rootVar();
+  // A declaration's initialiser outside loops overwrites nothing readable.
+  return !mustRestore(Root) &&
+         ((S.IsInit && LoopDepth == 0) || CounterInits.count(&S) ||
+          RecomputedInits.count(&S) || unreadBefore(Root) ||
+          (firstTouch(Root) && !mentions(*S.RHS, Root) &&
+           !mentions(*S.LHS, Root, /*Skip=*/true)));
+}
+
 bool ReverseBuilder::assignment(const ir::Stmt &S, Sweeps &Out) {
   Var *Root = S.LHS->rootVar();
   Block Restore;
-  // A declaration's initialiser outside loops overwrites nothing readable.
-  bool FirstWrite =
-      !mustRestore(Root) &&
-      ((S.IsInit && LoopDepth == 0) || CounterInits.count(&S) ||
-       RecomputedInits.count(&S) || unreadBefore(Root) ||
-       (firstTouch(Root) && !mentions(*S.RHS, Root) &&
-        !mentions(*S.LHS, Root, /*Skip=*/true)));
-  if (!FirstWrite && needsRecording(Root)) {
+  if (!overwritesNothingNeeded(S) && needsRecording(Root)) {
     if (auto Inverse = inverseIncrement(S))
       Restore.push_back(assign(
           S.LHS, binary(*Inverse, S.LHS, S.RHS->Ops[1], S.LHS->Ty)));
@@ -444,7 +447,8 @@ bool ReverseBuilder::callSite(const ir::Stmt &S, Sweeps &Out) {
   // the callee's backward call must run before those are restored; the
   // result's old value is recorded after the call for the same reason.
   Block Restore, RestoreResult;
-  bool RecordResult = LHS && needsRecording(LHS->rootVar());
+  bool RecordResult = LHS && needsRecording(LHS->rootVar()) &&
+                      !overwritesNothingNeeded(S);
   // Memory the callee may overwrite that our reverse sweep still reads (or
   // that our own caller wants back). A generated pair can restore it itself
   // (recording only the elements it writes, most of which its own reverse

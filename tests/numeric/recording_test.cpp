@@ -259,6 +259,32 @@ static void lower_times_rec(int d, const double *l, const double *x,
 // Accumulators read back only after their loop are not recorded inside it;
 // one read by its enclosing loop's body (whose earlier iterations are
 // reversed later) is.
+// Elements filled by a call in a loop (exp's residual rule) and read only
+// by later code: their old values are not recorded. The twin reads an
+// element before it is overwritten, so it records.
+[[fluxion::grad]] double filled(int n, const double *x) {
+  double e[MaxD];
+  for (int i = 0; i < n; ++i)
+    e[i] = std::exp(x[i]);
+  double s = 0;
+  for (int i = 0; i < n; ++i)
+    s += e[i] * e[(i + 1) % n];
+  return s;
+}
+[[fluxion::grad]] double refilled(int n, const double *x) {
+  double e[MaxD];
+  for (int i = 0; i < n; ++i)
+    e[i] = x[i];
+  double s = 0;
+  for (int i = 0; i < n; ++i) {
+    s += e[i] * e[(i + 1) % n];
+    e[i] = std::exp(x[i] * e[i]);
+  }
+  for (int i = 0; i < n; ++i)
+    s += e[i] * x[i];
+  return s;
+}
+
 [[fluxion::grad]] double accumulators(int n, const double *x) {
   double s = 0;
   for (int i = 0; i < n; ++i)
@@ -415,6 +441,32 @@ TEST(Recording, AccumulatorsReadAfterTheirLoop) {
         },
         in);
   }
+}
+
+TEST(Recording, ElementsFilledByACallAreNotRecorded) {
+  for (int n : {1, 2, 5, rec::MaxD}) {
+    std::vector<double> in = inputs(n, 950 + n);
+    nt::check_gradient<double>(
+        [&](const double *v) { return rec::filled(n, v); },
+        [&](const double *v, double *d) { return rec::filled_grad(n, v, d); },
+        in);
+    nt::check_gradient<double>(
+        [&](const double *v) { return rec::refilled(n, v); },
+        [&](const double *v, double *d) {
+          return rec::refilled_grad(n, v, d);
+        },
+        in);
+  }
+  // filled keeps one residual per element, refilled its old values too.
+  const int n = rec::MaxD;
+  std::vector<double> in = inputs(n, 7), dv(n);
+  auto peak = [&](auto grad) {
+    fluxion::reset_memory_peaks();
+    grad(n, in.data(), dv.data());
+    return fluxion::memory_stats().tapeBytesPeak;
+  };
+  EXPECT_EQ(peak(rec::filled_grad), n * sizeof(double));
+  EXPECT_GT(peak(rec::refilled_grad), n * sizeof(double));
 }
 
 TEST(Recording, LoopsThatAreNotCountedStillRecord) {

@@ -28,3 +28,23 @@
 // CHECK-NOT: push(mx)
 // CHECK-NOT: push(s)
 // CHECK-LABEL: double logsumexp_grad(
+
+// Elements a call fills in a loop, read only by later code, are not
+// recorded either: the call's result goes straight to the element.
+[[fluxion::grad("x")]] double filled(const double *x, int n) {
+  double e[16];
+  for (int i = 0; i < n; ++i)
+    e[i] = std::exp(x[i]);
+  double s = 0;
+  for (int i = 0; i < n; ++i)
+    s += e[i] * e[(i + 1) % n];
+  return s;
+}
+// CHECK-LABEL: double filled_vjp(
+// CHECK-NOT: push(e[
+// CHECK: e[i] = fluxion::custom::exp_fwd(x[i], _res_exp);
+// CHECK-NEXT: _tape_double.push(_res_exp);
+// CHECK-NOT: = _tape_double.pop();
+// CHECK: _res_exp = _tape_double.pop();
+// CHECK-NOT: e[i] = _tape_double.pop();
+// CHECK-LABEL: double filled_grad(

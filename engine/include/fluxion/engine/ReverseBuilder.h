@@ -122,6 +122,10 @@ private:
   bool stmts(const ir::Block &B, Sweeps &Out);
   bool stmt(const ir::Stmt &S, Sweeps &Out);
   bool assignment(const ir::Stmt &S, Sweeps &Out);
+  /// The assignment S overwrites no value the reverse sweep reads: its
+  /// left-hand side needs no recording, whatever the rest of the function
+  /// reads of it.
+  bool overwritesNothingNeeded(const ir::Stmt &S) const;
   bool callSite(const ir::Stmt &S, Sweeps &Out);
   /// Saves, after the call, the ranges of local arrays that the callee's
   /// reverse reads through const pointers, and gives them back before it.
