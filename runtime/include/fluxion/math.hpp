@@ -53,6 +53,19 @@ template <class T> inline T sign(T X) {
   return X > 0 ? T(1) : X < 0 ? T(-1) : X;
 }
 
+/// A zero seed or tangent contributes nothing, even through an infinite
+/// partial derivative: a value that no path uses (the argument fmax did not
+/// select, an input a direction does not move) has derivative 0, not the
+/// NaN of 0 * inf. Used by every rule whose partial can be infinite where
+/// the function itself is finite (sqrt and cbrt at 0, asin at 1, log at 0
+/// under fmax, pow(0, 0.5)) and by the two-argument rules.
+template <class T> inline T product0(T A, T B) {
+  return A == 0 || B == 0 ? T(0) : A * B;
+}
+template <class T> inline T quotient0(T A, T B) {
+  return A == 0 ? T(0) : A / B;
+}
+
 } // namespace detail
 
 //===----------------------------------------------------------------------===//
@@ -87,19 +100,19 @@ FLUXION_FLOAT_TEMPLATE inline T tan_jvp(T x, T t_x) {
 
 // (1 - x)(1 + x) rather than 1 - x^2: accurate near |x| = 1.
 FLUXION_FLOAT_TEMPLATE inline T asin_vjp(T x, T seed, T *d_x) {
-  *d_x += seed / std::sqrt((1 - x) * (1 + x));
+  *d_x += detail::quotient0(seed, std::sqrt((1 - x) * (1 + x)));
   return std::asin(x);
 }
 FLUXION_FLOAT_TEMPLATE inline T asin_jvp(T x, T t_x) {
-  return t_x / std::sqrt((1 - x) * (1 + x));
+  return detail::quotient0(t_x, std::sqrt((1 - x) * (1 + x)));
 }
 
 FLUXION_FLOAT_TEMPLATE inline T acos_vjp(T x, T seed, T *d_x) {
-  *d_x -= seed / std::sqrt((1 - x) * (1 + x));
+  *d_x -= detail::quotient0(seed, std::sqrt((1 - x) * (1 + x)));
   return std::acos(x);
 }
 FLUXION_FLOAT_TEMPLATE inline T acos_jvp(T x, T t_x) {
-  return -t_x / std::sqrt((1 - x) * (1 + x));
+  return -detail::quotient0(t_x, std::sqrt((1 - x) * (1 + x)));
 }
 
 FLUXION_FLOAT_TEMPLATE inline T atan_vjp(T x, T seed, T *d_x) {
@@ -141,19 +154,19 @@ FLUXION_FLOAT_TEMPLATE inline T asinh_jvp(T x, T t_x) {
 }
 
 FLUXION_FLOAT_TEMPLATE inline T acosh_vjp(T x, T seed, T *d_x) {
-  *d_x += seed / std::sqrt((x - 1) * (x + 1));
+  *d_x += detail::quotient0(seed, std::sqrt((x - 1) * (x + 1)));
   return std::acosh(x);
 }
 FLUXION_FLOAT_TEMPLATE inline T acosh_jvp(T x, T t_x) {
-  return t_x / std::sqrt((x - 1) * (x + 1));
+  return detail::quotient0(t_x, std::sqrt((x - 1) * (x + 1)));
 }
 
 FLUXION_FLOAT_TEMPLATE inline T atanh_vjp(T x, T seed, T *d_x) {
-  *d_x += seed / ((1 - x) * (1 + x));
+  *d_x += detail::quotient0(seed, ((1 - x) * (1 + x)));
   return std::atanh(x);
 }
 FLUXION_FLOAT_TEMPLATE inline T atanh_jvp(T x, T t_x) {
-  return t_x / ((1 - x) * (1 + x));
+  return detail::quotient0(t_x, ((1 - x) * (1 + x)));
 }
 
 // Exponential and logarithmic.
@@ -182,54 +195,58 @@ FLUXION_FLOAT_TEMPLATE inline T expm1_vjp(T x, T seed, T *d_x) {
 FLUXION_FLOAT_TEMPLATE inline T expm1_jvp(T x, T t_x) { return std::exp(x) * t_x; }
 
 FLUXION_FLOAT_TEMPLATE inline T log_vjp(T x, T seed, T *d_x) {
-  *d_x += seed / x;
+  *d_x += detail::quotient0(seed, x);
   return std::log(x);
 }
-FLUXION_FLOAT_TEMPLATE inline T log_jvp(T x, T t_x) { return t_x / x; }
+FLUXION_FLOAT_TEMPLATE inline T log_jvp(T x, T t_x) {
+  return detail::quotient0(t_x, x);
+}
 
 FLUXION_FLOAT_TEMPLATE inline T log2_vjp(T x, T seed, T *d_x) {
-  *d_x += seed / (x * detail::Ln2<T>);
+  *d_x += detail::quotient0(seed, (x * detail::Ln2<T>));
   return std::log2(x);
 }
 FLUXION_FLOAT_TEMPLATE inline T log2_jvp(T x, T t_x) {
-  return t_x / (x * detail::Ln2<T>);
+  return detail::quotient0(t_x, (x * detail::Ln2<T>));
 }
 
 FLUXION_FLOAT_TEMPLATE inline T log10_vjp(T x, T seed, T *d_x) {
-  *d_x += seed / (x * detail::Ln10<T>);
+  *d_x += detail::quotient0(seed, (x * detail::Ln10<T>));
   return std::log10(x);
 }
 FLUXION_FLOAT_TEMPLATE inline T log10_jvp(T x, T t_x) {
-  return t_x / (x * detail::Ln10<T>);
+  return detail::quotient0(t_x, (x * detail::Ln10<T>));
 }
 
 FLUXION_FLOAT_TEMPLATE inline T log1p_vjp(T x, T seed, T *d_x) {
-  *d_x += seed / (1 + x);
+  *d_x += detail::quotient0(seed, (1 + x));
   return std::log1p(x);
 }
-FLUXION_FLOAT_TEMPLATE inline T log1p_jvp(T x, T t_x) { return t_x / (1 + x); }
+FLUXION_FLOAT_TEMPLATE inline T log1p_jvp(T x, T t_x) {
+  return detail::quotient0(t_x, (1 + x));
+}
 
 // Powers.
 
 // sqrt'(0) = +inf, as in JAX.
 FLUXION_FLOAT_TEMPLATE inline T sqrt_vjp(T x, T seed, T *d_x) {
   T y = std::sqrt(x);
-  *d_x += seed / (2 * y);
+  *d_x += detail::quotient0(seed, (2 * y));
   return y;
 }
 FLUXION_FLOAT_TEMPLATE inline T sqrt_jvp(T x, T t_x) {
-  return t_x / (2 * std::sqrt(x));
+  return detail::quotient0(t_x, (2 * std::sqrt(x)));
 }
 
 // cbrt'(0) = +inf, as in JAX.
 FLUXION_FLOAT_TEMPLATE inline T cbrt_vjp(T x, T seed, T *d_x) {
   T y = std::cbrt(x);
-  *d_x += seed / (3 * y * y);
+  *d_x += detail::quotient0(seed, (3 * y * y));
   return y;
 }
 FLUXION_FLOAT_TEMPLATE inline T cbrt_jvp(T x, T t_x) {
   T y = std::cbrt(x);
-  return t_x / (3 * y * y);
+  return detail::quotient0(t_x, (3 * y * y));
 }
 
 // Absolute value: fabs'(0) = 0, as in JAX (see detail::sign).
@@ -369,48 +386,50 @@ template <class R> inline R copysign_dy(R, R, R) { return R(0); }
       X x, Y y, detail::Promoted<X, Y> seed, X *d_x, Y *d_y) {                 \
     using R = detail::Promoted<X, Y>;                                          \
     R v = std::NAME(x, y), rx = static_cast<R>(x), ry = static_cast<R>(y);     \
-    *d_x += static_cast<X>(seed * detail::NAME##_dx(rx, ry, v));               \
-    *d_y += static_cast<Y>(seed * detail::NAME##_dy(rx, ry, v));               \
+    *d_x += static_cast<X>(detail::product0(seed, detail::NAME##_dx(rx, ry, v))); \
+    *d_y += static_cast<Y>(detail::product0(seed, detail::NAME##_dy(rx, ry, v))); \
     return v;                                                                  \
   }                                                                            \
   template <class X, class Y, detail::IfFloat<X, Y> = 0>                       \
   inline detail::Promoted<X, Y> NAME##_jvp(X x, Y y, X t_x, Y t_y) {           \
     using R = detail::Promoted<X, Y>;                                          \
     R v = std::NAME(x, y), rx = static_cast<R>(x), ry = static_cast<R>(y);     \
-    return detail::NAME##_dx(rx, ry, v) * static_cast<R>(t_x) +                \
-           detail::NAME##_dy(rx, ry, v) * static_cast<R>(t_y);                 \
+    return detail::product0(detail::NAME##_dx(rx, ry, v), static_cast<R>(t_x)) + \
+           detail::product0(detail::NAME##_dy(rx, ry, v), static_cast<R>(t_y)); \
   }                                                                            \
   template <class X, class I, detail::IfFloatInt<X, I> = 0>                    \
   inline detail::Promoted<X, I> NAME##_vjp(                                    \
       X x, I y, detail::Promoted<X, I> seed, X *d_x) {                         \
     using R = detail::Promoted<X, I>;                                          \
     R v = std::NAME(x, y);                                                     \
-    *d_x += static_cast<X>(                                                    \
-        seed * detail::NAME##_dx(static_cast<R>(x), static_cast<R>(y), v));    \
+    *d_x += static_cast<X>(detail::product0(                                   \
+        seed, detail::NAME##_dx(static_cast<R>(x), static_cast<R>(y), v)));    \
     return v;                                                                  \
   }                                                                            \
   template <class X, class I, detail::IfFloatInt<X, I> = 0>                    \
   inline detail::Promoted<X, I> NAME##_jvp(X x, I y, X t_x) {                  \
     using R = detail::Promoted<X, I>;                                          \
     R v = std::NAME(x, y);                                                     \
-    return detail::NAME##_dx(static_cast<R>(x), static_cast<R>(y), v) *        \
-           static_cast<R>(t_x);                                                \
+    return detail::product0(                                                   \
+        detail::NAME##_dx(static_cast<R>(x), static_cast<R>(y), v),            \
+        static_cast<R>(t_x));                                                  \
   }                                                                            \
   template <class I, class Y, detail::IfIntFloat<I, Y> = 0>                    \
   inline detail::Promoted<I, Y> NAME##_vjp(                                    \
       I x, Y y, detail::Promoted<I, Y> seed, Y *d_y) {                         \
     using R = detail::Promoted<I, Y>;                                          \
     R v = std::NAME(x, y);                                                     \
-    *d_y += static_cast<Y>(                                                    \
-        seed * detail::NAME##_dy(static_cast<R>(x), static_cast<R>(y), v));    \
+    *d_y += static_cast<Y>(detail::product0(                                   \
+        seed, detail::NAME##_dy(static_cast<R>(x), static_cast<R>(y), v)));    \
     return v;                                                                  \
   }                                                                            \
   template <class I, class Y, detail::IfIntFloat<I, Y> = 0>                    \
   inline detail::Promoted<I, Y> NAME##_jvp(I x, Y y, Y t_y) {                  \
     using R = detail::Promoted<I, Y>;                                          \
     R v = std::NAME(x, y);                                                     \
-    return detail::NAME##_dy(static_cast<R>(x), static_cast<R>(y), v) *        \
-           static_cast<R>(t_y);                                                \
+    return detail::product0(                                                   \
+        detail::NAME##_dy(static_cast<R>(x), static_cast<R>(y), v),            \
+        static_cast<R>(t_y));                                                  \
   }
 
 FLUXION_BINARY_RULE(atan2)
@@ -576,7 +595,7 @@ inline long double fmal_jvp(long double x, long double y, long double z,
 // The same expressions as the _vjp rules, so both give the same bits.
 FLUXION_RESULT_RULES(exp, seed * y)
 FLUXION_RESULT_RULES(tanh, seed * (1 - y * y))
-FLUXION_RESULT_RULES(sqrt, seed / (2 * y))
+FLUXION_RESULT_RULES(sqrt, detail::quotient0(seed, 2 * y))
 
 // sin and cos keep the other one, computed with it by sincos where the C
 // library has it (one call for both): a reverse sweep computes no sine or
