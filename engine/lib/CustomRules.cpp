@@ -156,7 +156,8 @@ void Differentiator::reportMismatch(const LookupResult &R,
 
 FunctionDecl *Differentiator::findCustom(FunctionDecl *Callee,
                                          StringRef Suffix, SourceLocation Loc,
-                                         bool *Failed) {
+                                         bool *Failed,
+                                         const std::vector<bool> *Active) {
   NamespaceDecl *NS = customNamespace();
   if (!NS || !Callee->getIdentifier())
     return nullptr;
@@ -166,19 +167,35 @@ FunctionDecl *Differentiator::findCustom(FunctionDecl *Callee,
   if (R.empty())
     return nullptr;
   // The arguments the generated code will pass: (params..., seed, d_params)
-  // for a reverse rule, (params..., tangents) for a forward one.
-  llvm::SmallVector<QualType, 8> Types;
-  for (ParmVarDecl *P : Callee->parameters())
-    Types.push_back(P->getType().getUnqualifiedType());
+  // for a reverse rule, (params..., tangents) for a forward one; for an
+  // annotated function whose annotation names some parameters, the rule
+  // may also have the generated function's signature (derivatives of the
+  // named parameters only).
   bool Reverse = Suffix == "_vjp";
-  if (Reverse && hasSeed(Callee))
-    Types.push_back(Callee->getReturnType().getUnqualifiedType());
-  for (ParmVarDecl *P : Callee->parameters())
-    if (isDifferentiableType(P->getType()))
-      Types.push_back(Reverse || P->getType()->isPointerType()
-                          ? adjointParamType(Ctx, P->getType())
-                          : P->getType().getUnqualifiedType());
-  FunctionDecl *Rule = resolve(S, R, Types, {}, Loc);
+  auto ArgTypes = [&](const std::vector<bool> *Only) {
+    llvm::SmallVector<QualType, 8> Types;
+    for (ParmVarDecl *P : Callee->parameters())
+      Types.push_back(P->getType().getUnqualifiedType());
+    if (Reverse && hasSeed(Callee))
+      Types.push_back(Callee->getReturnType().getUnqualifiedType());
+    for (unsigned I = 0; I < Callee->getNumParams(); ++I) {
+      QualType T = Callee->getParamDecl(I)->getType();
+      if (isDifferentiableType(T) && (!Only || (*Only)[I]))
+        Types.push_back(Reverse || T->isPointerType()
+                            ? adjointParamType(Ctx, T)
+                            : T.getUnqualifiedType());
+    }
+    return Types;
+  };
+  auto Types = ArgTypes(nullptr);
+  FunctionDecl *Rule = nullptr;
+  if (Active) {
+    auto Named = ArgTypes(Active);
+    if (Named.size() != Types.size())
+      Rule = resolve(S, R, Named, {}, Loc);
+  }
+  if (!Rule)
+    Rule = resolve(S, R, Types, {}, Loc);
   if (!Rule) {
     // The runtime's <cmath> rules share their names with any user function
     // called exp or sin: a mismatch there means "not meant for this one".

@@ -32,19 +32,30 @@ using ir::push;
 using ir::pop;
 using ir::floatConst;
 using ir::intConst;
+using ir::addrOf;
 
 
 Differentiator::Differentiator(Sema &S)
     : S(S), Ctx(S.getASTContext()), Diags(S.getDiagnostics()) {}
 
+/// What an adjoint pointer points to, for memory of type T: the floating
+/// elements lose const (adjoints are written); pointers inside keep their
+/// own const (a `double *const *` of row pointers for `const double *const
+/// *A`: the rows' adjoints are written, the row pointers are not).
+static QualType shadowPointee(ASTContext &Ctx, QualType T) {
+  if (const auto *PT = T->getAs<PointerType>())
+    return Ctx.getQualifiedType(
+        Ctx.getPointerType(shadowPointee(Ctx, PT->getPointeeType())),
+        T.getQualifiers());
+  Qualifiers Q;
+  return Ctx.getUnqualifiedArrayType(T.getUnqualifiedType(), Q);
+}
+
 QualType adjointParamType(ASTContext &Ctx, QualType T) {
   if (T->isRealFloatingType())
     return Ctx.getPointerType(T.getUnqualifiedType());
-  if (const auto *PT = T->getAs<PointerType>()) {
-    Qualifiers Q;
-    QualType Pointee = Ctx.getUnqualifiedArrayType(PT->getPointeeType(), Q);
-    return Ctx.getPointerType(Pointee);
-  }
+  if (const auto *PT = T->getAs<PointerType>())
+    return Ctx.getPointerType(shadowPointee(Ctx, PT->getPointeeType()));
   return Ctx.getPointerType(T);
 }
 
@@ -71,8 +82,9 @@ FunctionDecl *Differentiator::declare(
   QualType FnTy = Ctx.getFunctionType(Ret, Types, EPI);
   StorageClass SC =
       Internal || Like->getStorageClass() == SC_Static ? SC_Static : SC_None;
+  std::string Unique = derivedName(Like, Name, FnTy);
   FunctionDecl *FD = FunctionDecl::Create(
-      Ctx, DC, Loc, Loc, DeclarationName(&Ctx.Idents.get(Name)), FnTy,
+      Ctx, DC, Loc, Loc, DeclarationName(&Ctx.Idents.get(Unique)), FnTy,
       Ctx.getTrivialTypeSourceInfo(FnTy, Loc), SC,
       /*UsesFPIntrin=*/false, /*isInlineSpecified=*/
       !Internal && Like->isInlineSpecified(), /*hasWrittenPrototype=*/true);
@@ -100,6 +112,50 @@ FunctionDecl *Differentiator::declare(
   if (OnDeclared)
     OnDeclared(FD, Like);
   return FD;
+}
+
+/// The template arguments of an instance of a function template, as part
+/// of an identifier: "2" for scale<2>, "float_3" for g<float, 3>.
+static std::string templateArgsForName(const FunctionDecl *FD) {
+  const TemplateArgumentList *Args = FD->getTemplateSpecializationArgs();
+  if (!Args)
+    return "";
+  std::string Text;
+  llvm::raw_string_ostream OS(Text);
+  PrintingPolicy Policy(FD->getASTContext().getLangOpts());
+  for (unsigned I = 0; I < Args->size(); ++I) {
+    OS << '_';
+    Args->get(I).print(Policy, OS, /*IncludeType=*/false);
+  }
+  std::string Name;
+  for (char C : Text) {
+    bool Word = llvm::isAlnum(C);
+    if (Word)
+      Name += C;
+    else if (!Name.empty() && Name.back() != '_')
+      Name += '_';
+  }
+  while (!Name.empty() && Name.back() == '_')
+    Name.pop_back();
+  return Name;
+}
+
+std::string Differentiator::derivedName(const FunctionDecl *Like,
+                                        StringRef Name, QualType FnTy) {
+  std::string Base = Name.str();
+  // Instances of one template share a name: scale<2> and scale<3> would
+  // both get scale_fwd(double), one function defined twice.
+  StringRef Own = Like->getName();
+  std::string Args = templateArgsForName(Like);
+  if (!Args.empty() && Name.starts_with(Own))
+    Base = (Own + "_" + Args + Name.drop_front(Own.size())).str();
+  std::string Unique = Base;
+  const void *Type = Ctx.getCanonicalType(FnTy).getAsOpaquePtr();
+  const DeclContext *DC = Like->getDeclContext()->getRedeclContext();
+  for (unsigned I = 1;
+       !GeneratedNames.insert({DC, Unique, Type}).second; ++I)
+    Unique = Base + "_" + std::to_string(I);
+  return Unique;
 }
 
 std::vector<std::pair<std::string, QualType>>
@@ -278,6 +334,9 @@ void Differentiator::annotate(FunctionDecl *FD, const Annotation &A) {
   E->K = A.K;
   E->Annotated = FD;
   E->Active = Active;
+  for (ParmVarDecl *P : FD->parameters())
+    E->Named.push_back(A.Params.empty() ||
+                       llvm::is_contained(A.Params, P->getName()));
   E->Globals = Globals;
   E->Loc = A.Loc;
   E->OnlyForJacobian = A.ForJacobian;
@@ -658,6 +717,76 @@ void Differentiator::defineForwarder(FunctionDecl *Target,
   emitAndPublish(R);
 }
 
+bool Differentiator::defineCustomForwarder(FunctionDecl *Target,
+                                           FunctionDecl *Def,
+                                           FunctionDecl *Custom,
+                                           const std::vector<bool> &Active,
+                                           bool Reverse, SourceLocation Loc) {
+  bool All = true;
+  for (unsigned I = 0; I < Def->getNumParams(); ++I)
+    All &= Active[I] || !isDifferentiableType(Def->getParamDecl(I)->getType());
+  if (All || Custom->getNumParams() == Target->getNumParams()) {
+    defineForwarder(Target, Custom);
+    return true;
+  }
+  // The rule has an adjoint (tangent) for every differentiable parameter;
+  // Target only for those the annotation names. A scalar left out gets a
+  // local adjoint that is thrown away (a zero tangent); memory behind a
+  // pointer left out has no extent to allocate a buffer for.
+  Function Shell;
+  EmitRequest R;
+  R.Target = Target;
+  for (ParmVarDecl *P : Target->parameters())
+    R.Params.push_back(
+        Shell.makeVar(Var::Kind::Param, P->getName(), P->getType()));
+  unsigned NP = Def->getNumParams();
+  unsigned Fixed = NP + (Reverse && hasSeed(Def) ? 1 : 0);
+  llvm::SmallVector<ExprP, 8> Args;
+  for (unsigned I = 0; I < Fixed; ++I)
+    Args.push_back(ref(R.Params[I]));
+  unsigned Next = Fixed;
+  for (unsigned I = 0; I < NP; ++I) {
+    ParmVarDecl *P = Def->getParamDecl(I);
+    QualType T = P->getType();
+    if (!isDifferentiableType(T))
+      continue;
+    if (Active[I]) {
+      Args.push_back(ref(R.Params[Next++]));
+      continue;
+    }
+    if (!T->isRealFloatingType()) {
+      Diags.report(Loc, Diag::NotDifferentiable)
+          << Def
+          << ("its custom derivative '" + Custom->getNameAsString() +
+              "' takes a derivative for '" + P->getName() +
+              "', which the annotation leaves out; write the rule for the "
+              "named parameters only (as the generated function is), or "
+              "name '" + P->getName() + "' too")
+                 .str();
+      return false;
+    }
+    QualType V = T.getUnqualifiedType();
+    if (!Reverse) {
+      Args.push_back(floatConst(V, 0));
+      continue;
+    }
+    Var *Dummy = Shell.makeVar(Var::Kind::Local, ("_d_" + P->getName()).str(), V);
+    R.Locals.push_back(Dummy);
+    R.Body.push_back(assign(ref(Dummy), floatConst(V, 0)));
+    Args.push_back(addrOf(ref(Dummy), Ctx.getPointerType(V)));
+  }
+  ExprP Call = call(Custom, Args, Custom->getReturnType());
+  if (Target->getReturnType()->isVoidType()) {
+    R.Body.push_back(eval(Call));
+  } else {
+    auto Ret = std::make_unique<ir::Stmt>(StmtKind::Return);
+    Ret->RHS = Call;
+    R.Body.push_back(std::move(Ret));
+  }
+  emitAndPublish(R);
+  return true;
+}
+
 void Differentiator::defineFromResidualRule(FunctionDecl *Target,
                                             const ResidualRule &Rule) {
   // f_vjp(p..., [seed], d_p...) { Res res; v = f_fwd(p..., res);
@@ -731,8 +860,13 @@ void Differentiator::defineUser(UserEntry &E, FunctionDecl *Def) {
   // A custom derivative of the annotated function itself takes precedence.
   bool Failed = false;
   std::optional<ResidualRule> Rule;
-  if (FunctionDecl *Custom = findCustom(Def, "_vjp", E.Loc, &Failed)) {
-    defineForwarder(E.VJP, Custom);
+  if (FunctionDecl *Custom =
+          findCustom(Def, "_vjp", E.Loc, &Failed, &E.Active)) {
+    if (!defineCustomForwarder(E.VJP, Def, Custom, E.Active, /*Reverse=*/true,
+                               E.Loc)) {
+      Current = nullptr;
+      return;
+    }
   } else if (Failed) {
     Current = nullptr;
     return;

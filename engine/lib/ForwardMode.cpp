@@ -136,20 +136,16 @@ void Differentiator::defineUserJVP(UserEntry &E, FunctionDecl *Def) {
   if (Def->isInvalidDecl() || Diags.clangReportedErrors())
     return;
   // A custom forward rule of the annotated function itself takes
-  // precedence when it covers the parameters the annotation asks for.
-  bool AllActive = true;
-  for (unsigned I = 0; I < Def->getNumParams(); ++I)
-    AllActive &= E.Active[I] ||
-                 !isDifferentiableType(Def->getParamDecl(I)->getType());
+  // precedence (zero tangents for the parameters the annotation leaves out).
   bool Failed = false;
-  if (AllActive) {
-    if (FunctionDecl *Custom = findCustom(Def, "_jvp", E.Loc, &Failed)) {
-      defineForwarder(E.JVP, Custom);
-      return;
-    }
-    if (Failed)
-      return;
+  if (FunctionDecl *Custom =
+          findCustom(Def, "_jvp", E.Loc, &Failed, &E.Active)) {
+    defineCustomForwarder(E.JVP, Def, Custom, E.Active, /*Reverse=*/false,
+                          E.Loc);
+    return;
   }
+  if (Failed)
+    return;
   Current = Def;
   TangentSource Src;
   Src.Def = Def;

@@ -41,9 +41,16 @@ static QualType elementType(ASTContext &Ctx, const ParmVarDecl *P) {
   return P->getType().getUnqualifiedType();
 }
 
+/// The rows and columns of E's Jacobian. Before FD has a body, a non-const
+/// fixed-size array counts as an output; with the body (Def), only if the
+/// function writes it: one it only reads is an input (C code often leaves
+/// out the const), and one it only reads that the annotation does not name
+/// is neither.
 static bool jacobianParts(ASTContext &Ctx, FunctionDecl *FD,
                           const std::vector<bool> &Active,
-                          std::vector<Part> &Parts) {
+                          const std::vector<bool> &Named,
+                          std::vector<Part> &Parts,
+                          const FunctionDecl *Def = nullptr) {
   for (unsigned I = 0; I < FD->getNumParams(); ++I) {
     if (!Active[I])
       continue;
@@ -57,7 +64,28 @@ static bool jacobianParts(ASTContext &Ctx, FunctionDecl *FD,
     if (!AT || !AT->getElementType()->isRealFloatingType())
       return false;
     bool Output = isFixedSizeOutput(Ctx, P);
+    if (Output && Def && !paramMemoryUse(Def, I).Written) {
+      Output = false;
+      if (!Named[I])
+        continue;
+    }
     Parts.push_back({I, AT->getSize().getZExtValue(), Output, false});
+  }
+  return true;
+}
+
+bool Differentiator::checkJacobianParts(UserEntry &E, FunctionDecl *Def) {
+  std::vector<Part> Parts;
+  jacobianParts(Ctx, Def, E.Active, E.Named, Parts, Def);
+  uint64_t Rows = hasSeed(Def) ? 1 : 0, Cols = 0;
+  // An array the function writes is an output; its entry values are held
+  // fixed (they are not columns), as documented for in-place updates.
+  for (const Part &P : Parts)
+    (P.Output ? Rows : Cols) += P.Size;
+  if (Rows == 0 || Cols == 0) {
+    Diags.report(E.Loc, Diag::NotDifferentiable)
+        << Def << "it has no outputs or no inputs to differentiate";
+    return false;
   }
   return true;
 }
@@ -83,7 +111,7 @@ struct Frame {
 bool Differentiator::declareJacobian(UserEntry &E, const Annotation &A) {
   FunctionDecl *FD = E.Annotated;
   std::vector<Part> Parts;
-  if (!jacobianParts(Ctx, FD, E.Active, Parts)) {
+  if (!jacobianParts(Ctx, FD, E.Active, E.Named, Parts)) {
     Diags.report(A.Loc, Diag::NotDifferentiable)
         << FD
         << "a dense Jacobian needs scalar and fixed-size array parameters "
@@ -91,9 +119,14 @@ bool Differentiator::declareJacobian(UserEntry &E, const Annotation &A) {
     return false;
   }
   uint64_t Rows = hasSeed(FD) ? 1 : 0, Cols = 0;
-  for (const Part &P : Parts)
+  bool MayBeInputs = false;
+  for (const Part &P : Parts) {
     (P.Output ? Rows : Cols) += P.Size;
-  if (Rows == 0 || Cols == 0) {
+    MayBeInputs |= P.Output;
+  }
+  // Arrays counted as outputs here may turn out to be inputs once the body
+  // is known (checkJacobianParts decides then).
+  if (Rows == 0 || (Cols == 0 && !MayBeInputs)) {
     Diags.report(A.Loc, Diag::NotDifferentiable)
         << FD << "it has no outputs or no inputs to differentiate";
     return false;
@@ -146,8 +179,10 @@ void Differentiator::defineJacobian(UserEntry &E, FunctionDecl *Def) {
   if (!Sweep)
     return;
   FunctionDecl *Callee = E.Forward ? Sweep->JVP : Sweep->VJP;
+  if (!checkJacobianParts(E, Def))
+    return;
   std::vector<Part> Parts;
-  jacobianParts(Ctx, Def, E.Active, Parts);
+  jacobianParts(Ctx, Def, E.Active, E.Named, Parts, Def);
   Frame Fr(Ctx, E.Jacobian);
   ir::Function &F = Fr.F;
   std::vector<Var *> &Params = Fr.Params;
@@ -429,7 +464,7 @@ void Differentiator::defineJacobian(UserEntry &E, FunctionDecl *Def) {
 void Differentiator::defineJacobianLanes(UserEntry &E, FunctionDecl *Def,
                                          uint64_t Rows) {
   std::vector<Part> Parts;
-  jacobianParts(Ctx, Def, E.Active, Parts);
+  jacobianParts(Ctx, Def, E.Active, E.Named, Parts, Def);
   Frame Fr(Ctx, E.Jacobian);
   ir::Function &F = Fr.F;
   std::vector<Var *> &Params = Fr.Params;

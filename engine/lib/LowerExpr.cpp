@@ -59,6 +59,13 @@ ExprP FunctionLowering::materialize(ExprP E, Block &Pre, StringRef Name,
   return ref(T, Loc);
 }
 
+ExprP FunctionLowering::convertResult(ExprP E, QualType To, Block &Pre) {
+  if (E->K == ExprKind::Call &&
+      !Ctx.hasSameUnqualifiedType(E->Ty, To.getUnqualifiedType()))
+    E = materialize(E, Pre, ("_" + E->Callee->getName()).str(), E->Loc);
+  return ir::cast(To, E);
+}
+
 ExprP FunctionLowering::lowerLiteral(const clang::Expr *E) {
   if (const auto *FL = dyn_cast<FloatingLiteral>(E)) {
     auto C = std::make_shared<ir::Expr>();

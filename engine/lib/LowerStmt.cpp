@@ -321,6 +321,14 @@ bool FunctionLowering::lowerRevolveLoop(const CallExpr *Marker,
   return false;
 }
 
+/// The type a local is declared with in generated code: without const,
+/// also on array elements, since declarations are hoisted and their
+/// initialisers become assignments (and the tape may restore them).
+QualType FunctionLowering::assignableType(QualType T) const {
+  Qualifiers Quals;
+  return Ctx.getUnqualifiedArrayType(T.getUnqualifiedType(), Quals);
+}
+
 Var *FunctionLowering::varFor(const VarDecl *D, SourceLocation UseLoc) {
   auto It = Vars.find(D);
   if (It != Vars.end())
@@ -383,8 +391,8 @@ bool FunctionLowering::lowerDecl(const DeclStmt *S, Block &Out) {
       OK = false;
       continue;
     }
-    Var *V = F->makeVar(Var::Kind::Local, VD->getName(),
-                        T.getUnqualifiedType(), const_cast<VarDecl *>(VD));
+    Var *V = F->makeVar(Var::Kind::Local, VD->getName(), assignableType(T),
+                        const_cast<VarDecl *>(VD));
     Vars[VD] = V;
     F->Locals.push_back(V);
     if (const Expr *Init = VD->getInit()) {
@@ -424,7 +432,7 @@ bool FunctionLowering::lowerVarInit(Var *V, const Expr *Init, Block &Out) {
     RHS = lowerExpr(Init, Out);
   if (!RHS)
     return false;
-  Out.push_back(assign(ref(V), ir::cast(V->Type, RHS), BO_Assign,
+  Out.push_back(assign(ref(V), convertResult(RHS, V->Type, Out), BO_Assign,
                        Init->getBeginLoc()));
   return true;
 }
@@ -523,7 +531,7 @@ bool FunctionLowering::lowerAssignment(const BinaryOperator *BO, Block &Out) {
   SourceLocation Loc = BO->getOperatorLoc();
   switch (BO->getOpcode()) {
   case BO_Assign:
-    Out.push_back(assign(LHS, ir::cast(T, RHS), BO_Assign, Loc));
+    Out.push_back(assign(LHS, convertResult(RHS, T, Out), BO_Assign, Loc));
     return true;
   case BO_AddAssign:
   case BO_SubAssign:
@@ -578,7 +586,7 @@ bool FunctionLowering::lowerIf(const IfStmt *S, Block &Out) {
   if (const VarDecl *CV = S->getConditionVariable()) {
     // if (T v = e): declare v, then test it.
     Var *V = F->makeVar(Var::Kind::Local, CV->getName(),
-                        CV->getType().getUnqualifiedType(),
+                        assignableType(CV->getType()),
                         const_cast<VarDecl *>(CV));
     Vars[CV] = V;
     F->Locals.push_back(V);
@@ -748,8 +756,8 @@ bool FunctionLowering::lowerReturn(const ReturnStmt *S, Block &Out) {
       E = lowerExpr(V, Out);
     if (!E)
       return false;
-    Out.push_back(assign(ref(ReturnVar), ir::cast(ReturnVar->Type, E), BO_Assign,
-                         S->getReturnLoc()));
+    Out.push_back(assign(ref(ReturnVar), convertResult(E, ReturnVar->Type, Out),
+                         BO_Assign, S->getReturnLoc()));
   }
   Out.push_back(std::move(R));
   return true;

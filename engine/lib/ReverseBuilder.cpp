@@ -1050,6 +1050,12 @@ void ReverseBuilder::propagate(const ExprP &E, ExprP Seed, Block &Rev) {
       return;
     }
   }
+  case ExprKind::Call:
+    // Lowering stores every call into a variable of its own type; a call
+    // left inside an expression would silently get a zero derivative.
+    Diags.report(E->Loc, Diag::InternalError)
+        << "a call inside an expression reached the reverse sweep";
+    return;
   default:
     return;
   }

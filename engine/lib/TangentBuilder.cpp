@@ -104,6 +104,11 @@ ExprP TangentBuilder::tangent(const Expr &E) {
       return nullptr;
     }
   }
+  case ExprKind::Call:
+    // See ReverseBuilder::propagate: never a silent zero.
+    Diags.report(E.Loc, Diag::InternalError)
+        << "a call inside an expression reached the tangent sweep";
+    return nullptr;
   default:
     return nullptr;
   }
@@ -272,9 +277,14 @@ bool TangentBuilder::callSite(const ir::Stmt &S, Block &Out) {
     Args.push_back(T ? T : zero(A->Ty));
   }
   if (D->K == CallTangent::Kind::Custom) {
+    // The rule gives the result's tangent and writes the tangents of the
+    // outputs it is passed, from the arguments as they are before the call;
+    // the call itself computes the values.
     if (ResultActive)
       Out.push_back(assign(tangentOf(*LHS),
                            cast(LHS->Ty, call(D->Rule, Args, C.Ty, C.Loc))));
+    else if (WritesFloats)
+      Out.push_back(eval(call(D->Rule, Args, C.Ty, C.Loc), S.Loc));
     Out.push_back(LHS ? assign(LHS, S.RHS, BO_Assign, S.Loc)
                       : eval(S.RHS, S.Loc));
     return true;

@@ -25,6 +25,9 @@
 
 #include <functional>
 #include <map>
+#include <set>
+#include <string>
+#include <tuple>
 
 namespace clang {
 class Sema;
@@ -123,6 +126,8 @@ private:
     clang::FunctionDecl *Jacobian = nullptr;
     bool Forward = false; ///< Jacobian by columns (jvp) rather than rows
     std::vector<bool> Active;
+    /// Parameters the annotation names (all, when it names none).
+    std::vector<bool> Named;
     /// Global variables differentiated with respect to (grad only).
     std::vector<clang::VarDecl *> Globals;
     clang::SourceLocation Loc;
@@ -159,6 +164,16 @@ private:
   UserEntry *findUser(const clang::FunctionDecl *FD,
                       std::optional<Annotation::Kind> K = std::nullopt);
   bool isUsed(const UserEntry &E) const;
+  /// Name for a function generated from Like: instances of a template get
+  /// their template arguments in it, and the name is never one already
+  /// given to a generated function of the same type in the same scope.
+  std::string derivedName(const clang::FunctionDecl *Like,
+                          llvm::StringRef Name, clang::QualType FnTy);
+  std::set<std::tuple<const clang::DeclContext *, std::string, const void *>>
+      GeneratedNames;
+  /// With the body known: f_jacobian has rows and columns (a located error
+  /// otherwise).
+  bool checkJacobianParts(UserEntry &E, clang::FunctionDecl *Def);
   bool checkAnnotation(clang::FunctionDecl *FD, const Annotation &A,
                        std::vector<bool> &Active,
                        std::vector<clang::VarDecl *> &Globals);
@@ -254,12 +269,14 @@ private:
 
   // Custom derivatives (CustomRules.cpp).
   /// The rule fluxion::custom::<callee><Suffix> matching Callee's
-  /// convention; null if there is none. Sets *Failed after reporting a rule
+  /// convention (with Active, for an annotated function, also the
+  /// generated function's own signature); null if there is none. Sets *Failed after reporting a rule
   /// whose name matches but whose signature does not.
   clang::FunctionDecl *findCustom(clang::FunctionDecl *Callee,
                                   llvm::StringRef Suffix,
                                   clang::SourceLocation Loc,
-                                  bool *Failed = nullptr);
+                                  bool *Failed = nullptr,
+                                  const std::vector<bool> *Active = nullptr);
   std::optional<ResidualRule> findResidualRule(clang::FunctionDecl *Callee,
                                                clang::SourceLocation Loc,
                                                bool &Failed);
@@ -280,6 +297,14 @@ private:
   /// inserted at position At).
   void defineForwarder(clang::FunctionDecl *Target, clang::FunctionDecl *Callee,
                        ir::ExprP Extra = nullptr, unsigned At = 0);
+  /// Defines Target (the f_vjp or f_jvp of Def) as a call of Def's custom
+  /// rule, which takes a derivative for every differentiable parameter
+  /// while Target has them only for the Active ones. False after an error.
+  bool defineCustomForwarder(clang::FunctionDecl *Target,
+                             clang::FunctionDecl *Def,
+                             clang::FunctionDecl *Custom,
+                             const std::vector<bool> &Active, bool Reverse,
+                             clang::SourceLocation Loc);
   /// Defines Target (an f_vjp) from a residual-form rule.
   void defineFromResidualRule(clang::FunctionDecl *Target,
                               const ResidualRule &Rule);
@@ -355,6 +380,15 @@ clang::QualType adjointParamType(clang::ASTContext &Ctx, clang::QualType T);
 /// the function may write (T y[N], not const): an output whose elements are
 /// rows of f_jacobian.
 bool isFixedSizeOutput(clang::ASTContext &Ctx, const clang::ParmVarDecl *P);
+
+/// How the body of Def (and of the callees it passes the parameter to) uses
+/// the memory behind its pointer or array parameter I (ParamUse.cpp).
+/// Memory passed where it cannot be followed counts as read and written.
+struct ParamMemoryUse {
+  bool Read = false;
+  bool Written = false;
+};
+ParamMemoryUse paramMemoryUse(const clang::FunctionDecl *Def, unsigned I);
 
 } // namespace fluxion
 

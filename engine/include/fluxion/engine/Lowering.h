@@ -77,6 +77,12 @@ private:
   ir::ExprP lowerLiteral(const clang::Expr *E);
   ir::ExprP lowerLValue(const clang::Expr *E, ir::Block &Pre);
   /// Stores E into a fresh temporary (appended to Pre); returns its ref.
+  /// The value of E converted to To. A call whose result type differs
+  /// from To is stored into a temporary of its own type first: the
+  /// builders differentiate a call only as the whole right-hand side of an
+  /// assignment, never inside a conversion.
+  clang::QualType assignableType(clang::QualType T) const;
+  ir::ExprP convertResult(ir::ExprP E, clang::QualType To, ir::Block &Pre);
   ir::ExprP materialize(ir::ExprP E, ir::Block &Pre, llvm::StringRef Name,
                         clang::SourceLocation Loc);
 

@@ -1,0 +1,164 @@
+//===- ParamUse.cpp - How a function uses the memory behind a parameter ---===//
+//
+// A non-const array parameter may be an input that is only read (much C
+// code leaves out the const), an output, or both. f_jacobian needs to know
+// which: an unwritten array is a block of columns, a written one a block
+// of rows. This walks the body (and the bodies of callees it is passed to)
+// and notes how the pointed-to memory is used.
+//
+//===----------------------------------------------------------------------===//
+#include "fluxion/engine/Differentiator.h"
+
+#include "clang/AST/Decl.h"
+#include "clang/AST/Expr.h"
+#include "clang/AST/ExprCXX.h"
+#include "llvm/ADT/SmallPtrSet.h"
+
+using namespace clang;
+
+namespace fluxion {
+namespace {
+
+enum Use : unsigned { None = 0, Read = 1, Write = 2 };
+
+class ParamUseWalker {
+public:
+  ParamUseWalker(const ParmVarDecl *P, llvm::SmallPtrSetImpl<const Decl *> &Seen)
+      : P(P), Seen(Seen) {}
+
+  unsigned walk(const Stmt *S) {
+    visitStmt(S);
+    return Found;
+  }
+
+private:
+  const ParmVarDecl *P;
+  llvm::SmallPtrSetImpl<const Decl *> &Seen;
+  unsigned Found = None;
+
+  /// Statements and expressions whose value is not used as memory.
+  void visitStmt(const Stmt *S) {
+    if (!S)
+      return;
+    if (const auto *E = dyn_cast<Expr>(S)) {
+      visit(E, Read);
+      return;
+    }
+    for (const Stmt *C : S->children())
+      visitStmt(C);
+  }
+
+  /// E is used as U: for a pointer or array expression, U says what
+  /// happens to the memory it designates.
+  void visit(const Expr *E, unsigned U) {
+    if (!E)
+      return;
+    E = E->IgnoreParens();
+    if (const auto *DRE = dyn_cast<DeclRefExpr>(E)) {
+      if (DRE->getDecl() == P)
+        Found |= U;
+      return;
+    }
+    if (const auto *BO = dyn_cast<BinaryOperator>(E)) {
+      if (BO->isAssignmentOp()) {
+        visit(BO->getLHS(), BO->isCompoundAssignmentOp() ? Read | Write : Write);
+        visit(BO->getRHS(), Read);
+        return;
+      }
+      // Pointer arithmetic designates the same memory.
+      if (BO->getType()->isPointerType()) {
+        visit(BO->getLHS(), U);
+        visit(BO->getRHS(), U);
+        return;
+      }
+      visit(BO->getLHS(), Read);
+      visit(BO->getRHS(), Read);
+      return;
+    }
+    if (const auto *UO = dyn_cast<UnaryOperator>(E)) {
+      if (UO->isIncrementDecrementOp()) {
+        visit(UO->getSubExpr(), Read | Write);
+        return;
+      }
+      if (UO->getOpcode() == UO_Deref || UO->getOpcode() == UO_AddrOf) {
+        visit(UO->getSubExpr(), U);
+        return;
+      }
+      visit(UO->getSubExpr(), Read);
+      return;
+    }
+    if (const auto *AS = dyn_cast<ArraySubscriptExpr>(E)) {
+      visit(AS->getBase(), U);
+      visit(AS->getIdx(), Read);
+      return;
+    }
+    if (const auto *CE = dyn_cast<CastExpr>(E)) {
+      // Loading an element reads it; loading the pointer itself, decays
+      // and other conversions of a pointer keep the use.
+      const Expr *Sub = CE->getSubExpr();
+      bool Memory = Sub->getType()->isPointerType() ||
+                    Sub->getType()->isArrayType();
+      visit(Sub, CE->getCastKind() == CK_LValueToRValue && !Memory ? Read : U);
+      return;
+    }
+    if (const auto *Call = dyn_cast<CallExpr>(E)) {
+      visitCall(Call);
+      return;
+    }
+    // Anything else (a pointer stored in a local, a lambda capture, ...):
+    // it may be read and written.
+    for (const Stmt *C : E->children())
+      if (const auto *CE = dyn_cast_or_null<Expr>(C))
+        visit(CE, (CE->getType()->isPointerType() ||
+                   CE->getType()->isArrayType())
+                      ? Read | Write
+                      : Read);
+  }
+
+  void visitCall(const CallExpr *Call) {
+    visit(Call->getCallee(), Read);
+    const FunctionDecl *Callee = Call->getDirectCallee();
+    for (unsigned I = 0; I < Call->getNumArgs(); ++I) {
+      const Expr *A = Call->getArg(I);
+      QualType T = A->getType();
+      if (!T->isPointerType() && !T->isArrayType()) {
+        visit(A, Read);
+        continue;
+      }
+      const ParmVarDecl *Param =
+          Callee && I < Callee->getNumParams() ? Callee->getParamDecl(I)
+                                               : nullptr;
+      if (Param && Param->getType()->isPointerType() &&
+          Param->getType()->getPointeeType().isConstQualified()) {
+        visit(A, Read);
+        continue;
+      }
+      visit(A, Param ? paramUse(Callee, Param) : (Read | Write));
+    }
+  }
+
+  /// How Callee uses its parameter Param, from its body; unknown (a body
+  /// not visible, recursion) counts as read and written.
+  unsigned paramUse(const FunctionDecl *Callee, const ParmVarDecl *Param) {
+    const FunctionDecl *Def = nullptr;
+    if (!Callee->hasBody(Def) || !Seen.insert(Def).second)
+      return Read | Write;
+    unsigned I = Param->getFunctionScopeIndex();
+    unsigned U =
+        ParamUseWalker(Def->getParamDecl(I), Seen).walk(Def->getBody());
+    Seen.erase(Def);
+    return U;
+  }
+};
+
+} // namespace
+
+ParamMemoryUse paramMemoryUse(const FunctionDecl *Def, unsigned I) {
+  llvm::SmallPtrSet<const Decl *, 8> Seen;
+  Seen.insert(Def);
+  unsigned U =
+      ParamUseWalker(Def->getParamDecl(I), Seen).walk(Def->getBody());
+  return {(U & Read) != 0, (U & Write) != 0};
+}
+
+} // namespace fluxion
