@@ -182,6 +182,9 @@ Expr *Emitter::expr(const ir::Expr &E) {
       Expr *Ptr = expr(*E.Ops[0]);
       if (!Ptr)
         return nullptr;
+      // *(x + k), not *x + k, when printed.
+      if (isa<BinaryOperator, ConditionalOperator>(Ptr->IgnoreImpCasts()))
+        Ptr = new (Ctx) ParenExpr(Loc, Loc, Ptr);
       ExprResult R = S.BuildUnaryOp(nullptr, Loc, UO_Deref, Ptr);
       return R.isInvalid() ? bad("dereference") : R.get();
     }
@@ -189,6 +192,8 @@ Expr *Emitter::expr(const ir::Expr &E) {
     Expr *Idx = expr(*E.Ops[1]);
     if (!Base || !Idx)
       return nullptr;
+    if (isa<BinaryOperator, ConditionalOperator>(Base->IgnoreImpCasts()))
+      Base = new (Ctx) ParenExpr(Loc, Loc, Base);
     ExprResult R = S.CreateBuiltinArraySubscriptExpr(Base, Loc, Idx, Loc);
     return R.isInvalid() ? bad("subscript") : R.get();
   }

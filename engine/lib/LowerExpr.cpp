@@ -364,6 +364,27 @@ ExprP FunctionLowering::lowerConditional(const ConditionalOperator *E,
   return ref(T);
 }
 
+/// True for std::NAME when the runtime declares the marker
+/// fluxion::custom::NAME_position (algorithm.hpp): the call returns a
+/// position in the range that starts at its first argument.
+bool FunctionLowering::returnsPositionInFirstRange(const FunctionDecl *Callee) {
+  if (!Callee->getIdentifier() || !Callee->isInStdNamespace() ||
+      !Callee->getReturnType()->isPointerType())
+    return false;
+  auto Find = [&](DeclContext *DC, StringRef Name) -> DeclContext * {
+    for (NamedDecl *D : DC->lookup(&Ctx.Idents.get(Name)))
+      if (auto *NS = dyn_cast<NamespaceDecl>(D))
+        return NS;
+    return nullptr;
+  };
+  DeclContext *Fluxion = Find(Ctx.getTranslationUnitDecl(), "fluxion");
+  DeclContext *Custom = Fluxion ? Find(Fluxion, "custom") : nullptr;
+  if (!Custom)
+    return false;
+  std::string Marker = (Callee->getName() + "_position").str();
+  return !Custom->lookup(&Ctx.Idents.get(Marker)).empty();
+}
+
 ExprP FunctionLowering::lowerCall(const CallExpr *E, Block &Pre,
                                   bool TopLevel) {
   if (isa<CXXOperatorCallExpr, CXXMemberCallExpr, CUDAKernelCallExpr,
@@ -392,6 +413,17 @@ ExprP FunctionLowering::lowerCall(const CallExpr *E, Block &Pre,
   if (Callee->getBuiltinID() && Callee->getName().starts_with("__builtin")) {
     Diags.report(E->getExprLoc(), Diag::NoDerivative)
         << Callee << (Callee->getName() + "_vjp").str();
+    return nullptr;
+  }
+  bool Position = returnsPositionInFirstRange(Callee) && E->getNumArgs() > 0;
+  if (Position && TopLevel) {
+    // Kept as a pointer (a local pointer variable): not supported.
+    Diags.report(E->getExprLoc(), Diag::UnsupportedExpr)
+        << ("storing the position '" + Callee->getName() +
+            "' returns; use it directly (*std::" + Callee->getName() +
+            "(...)) or keep its index (std::" + Callee->getName() +
+            "(...) - first)")
+               .str();
     return nullptr;
   }
   llvm::SmallVector<ExprP, 4> Args;
@@ -433,6 +465,19 @@ ExprP FunctionLowering::lowerCall(const CallExpr *E, Block &Pre,
       A = materialize(A, Pre, "_arg", E->getExprLoc());
   }
   ExprP C = call(Callee, Args, E->getType(), E->getExprLoc());
+  if (Position) {
+    // first + k, with k = algorithm(first, ...) - first an integer that
+    // carries no derivative: *std::max_element(x, x + n) reads x[k].
+    auto SG = std::make_shared<ir::Expr>();
+    SG->K = ExprKind::StopGrad;
+    SG->Ty = E->getType();
+    SG->Ops = {C};
+    SG->Loc = E->getExprLoc();
+    QualType Diff = Ctx.getPointerDiffType();
+    ExprP K = materialize(binary(BO_Sub, SG, Args[0], Diff), Pre, "_pos",
+                          E->getExprLoc());
+    return binary(BO_Add, Args[0], K, E->getType());
+  }
   if (TopLevel || E->getType()->isVoidType())
     return C;
   return materialize(C, Pre, ("_" + Callee->getName()).str(), E->getExprLoc());

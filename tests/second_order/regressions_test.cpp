@@ -5,6 +5,7 @@
 
 #include "so_common.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 namespace reg {
@@ -245,6 +246,38 @@ TEST(Regressions, CustomRuleOfRestrictedAnnotation) {
   d = 0;
   ruleNamed_grad(2, 3, &d);
   EXPECT_EQ(d, 1200.0);
+}
+
+// --- Positions returned by <algorithm>, pointer arithmetic ----------------
+[[fluxion::grad]] double logSumExp(const double *x, int n) {
+  const double m = *std::max_element(x, x + n);
+  double s = 0;
+  for (int i = 0; i < n; ++i)
+    s += std::exp(x[i] - m);
+  return m + std::log(s) + 0.5 * *std::min_element(x, x + n) +
+         double(std::max_element(x, x + n) - x);
+}
+[[fluxion::grad]] double shifted(const double *x, int n) {
+  double s = 0;
+  for (int i = 0; i + 1 < n; ++i)
+    s += *(x + i) * (x + 1)[i];
+  return s;
+}
+
+TEST(Regressions, AlgorithmPositionsAndPointerArithmetic) {
+  double x[4] = {1, 2, 0.5, -1}, d[4] = {0, 0, 0, 0};
+  logSumExp_grad(x, 4, d);
+  double s = 0;
+  for (double v : x)
+    s += std::exp(v - 2);
+  for (int i = 0; i < 4; ++i)
+    EXPECT_NEAR(d[i], std::exp(x[i] - 2) / s + (i == 3 ? 0.5 : 0), 1e-12)
+        << i;
+  double e[4] = {0, 0, 0, 0};
+  shifted_grad(x, 4, e);
+  double want[4] = {x[1], x[0] + x[2], x[1] + x[3], x[2]};
+  for (int i = 0; i < 4; ++i)
+    EXPECT_EQ(e[i], want[i]) << i;
 }
 
 } // namespace reg

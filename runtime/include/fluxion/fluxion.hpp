@@ -13,6 +13,7 @@
 #include <fluxion/memory.hpp>
 #include <fluxion/helpers.hpp>
 #include <fluxion/math.hpp>
+#include <fluxion/algorithm.hpp>
 
 #define FLUXION_VERSION_MAJOR 0
 #define FLUXION_VERSION_MINOR 1

@@ -82,6 +82,7 @@ private:
   /// builders differentiate a call only as the whole right-hand side of an
   /// assignment, never inside a conversion.
   clang::QualType assignableType(clang::QualType T) const;
+  bool returnsPositionInFirstRange(const clang::FunctionDecl *Callee);
   ir::ExprP convertResult(ir::ExprP E, clang::QualType To, ir::Block &Pre);
   ir::ExprP materialize(ir::ExprP E, ir::Block &Pre, llvm::StringRef Name,
                         clang::SourceLocation Loc);
