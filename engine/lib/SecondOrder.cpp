@@ -174,36 +174,44 @@ void Differentiator::defineDenseHessian(UserEntry &E, FunctionDecl *Def) {
   Var *K = F.makeVar(Var::Kind::Local, "k", Int);
   Var *J = F.makeVar(Var::Kind::Local, "j", Int);
   F.Locals = {K, J};
+  // v and hv have each parameter's own element type (f_hvp takes a float*
+  // for a float parameter of a long double function); H has f's type.
   struct Slot {
     Var *V, *HV;
     uint64_t Offset, Size;
+    QualType Elem;
   };
   std::vector<Slot> Slots;
   uint64_t N = 0;
   for (unsigned I = 0; I < Def->getNumParams(); ++I) {
     if (!E.Active[I])
       continue;
-    uint64_t Size = flatSize(Ctx, Def->getParamDecl(I));
-    QualType VT = Size == 1 && Def->getParamDecl(I)->getType()->isRealFloatingType()
-                      ? T
-                      : Ctx.getConstantArrayType(T, llvm::APInt(64, Size),
-                                                 nullptr,
-                                                 ArraySizeModifier::Normal, 0);
+    const ParmVarDecl *P = Def->getParamDecl(I);
+    uint64_t Size = flatSize(Ctx, P);
+    bool Scalar = Size == 1 && P->getType()->isRealFloatingType();
+    QualType PT = Scalar ? P->getType().getUnqualifiedType()
+                         : Ctx.getBaseElementType(P->getOriginalType())
+                               .getUnqualifiedType();
+    QualType VT = Scalar ? PT
+                         : Ctx.getConstantArrayType(PT, llvm::APInt(64, Size),
+                                                    nullptr,
+                                                    ArraySizeModifier::Normal,
+                                                    0);
     std::string Name = Params[I]->Name;
     Var *V = F.makeVar(Var::Kind::Local, "v_" + Name, VT);
     Var *HV = F.makeVar(Var::Kind::Local, "hv_" + Name, VT);
     V->ZeroInit = HV->ZeroInit = true;
     F.Locals.push_back(V);
     F.Locals.push_back(HV);
-    Slots.push_back({V, HV, N, Size});
+    Slots.push_back({V, HV, N, Size, PT});
     N += Size;
   }
   auto IntC = [&](int64_t X) { return ir::intConst(Int, X); };
   auto Loop = [&](Var *Counter, uint64_t Count, ir::Block Body) {
     return ir::countedLoop(Ctx, Counter, Count, std::move(Body));
   };
-  auto Elem = [&](Var *A, ExprP Idx) -> ExprP {
-    return A->isArray() ? ir::index(ir::ref(A), Idx, T) : ir::ref(A);
+  auto Elem = [&](Var *A, ExprP Idx, QualType ET) -> ExprP {
+    return A->isArray() ? ir::index(ir::ref(A), Idx, ET) : ir::ref(A);
   };
   ir::Block Row;
   llvm::SmallVector<ExprP, 8> Args;
@@ -213,21 +221,24 @@ void Differentiator::defineDenseHessian(UserEntry &E, FunctionDecl *Def) {
     // v = (k == offset + j) ? 1 : 0; hv = 0
     ir::Block Init;
     ExprP Col = ir::binary(BO_Add, IntC(Sl.Offset), ir::ref(J), Int);
+    QualType ET = Sl.Elem;
     Init.push_back(ir::assign(
-        Elem(Sl.V, ir::ref(J)),
+        Elem(Sl.V, ir::ref(J), ET),
         ir::cond(ir::binary(BO_EQ, ir::ref(K), Col, Ctx.BoolTy),
-                 ir::floatConst(T, 1), ir::floatConst(T, 0), T)));
-    Init.push_back(ir::assign(Elem(Sl.HV, ir::ref(J)), ir::floatConst(T, 0)));
+                 ir::floatConst(ET, 1), ir::floatConst(ET, 0), ET)));
+    Init.push_back(
+        ir::assign(Elem(Sl.HV, ir::ref(J), ET), ir::floatConst(ET, 0)));
     for (StmtP &St : Loop(J, Sl.Size, std::move(Init)))
       Row.push_back(std::move(St));
-    Args.push_back(Sl.V->isArray() ? ir::cast(Ctx.getPointerType(T),
+    Args.push_back(Sl.V->isArray() ? ir::cast(Ctx.getPointerType(ET),
                                               ir::ref(Sl.V))
                                    : ir::ref(Sl.V));
   }
   for (const Slot &Sl : Slots)
     Args.push_back(Sl.HV->isArray()
-                       ? ir::cast(Ctx.getPointerType(T), ir::ref(Sl.HV))
-                       : ir::addrOf(ir::ref(Sl.HV), Ctx.getPointerType(T)));
+                       ? ir::cast(Ctx.getPointerType(Sl.Elem), ir::ref(Sl.HV))
+                       : ir::addrOf(ir::ref(Sl.HV),
+                                    Ctx.getPointerType(Sl.Elem)));
   Row.push_back(ir::eval(ir::call(E.HVP, Args, Ctx.VoidTy)));
   for (const Slot &Sl : Slots) {
     // H[k * N + offset + j] = hv[j]
@@ -235,8 +246,8 @@ void Differentiator::defineDenseHessian(UserEntry &E, FunctionDecl *Def) {
     ExprP At = ir::binary(
         BO_Add, ir::binary(BO_Mul, ir::ref(K), IntC(N), Int),
         ir::binary(BO_Add, IntC(Sl.Offset), ir::ref(J), Int), Int);
-    Copy.push_back(
-        ir::assign(ir::index(ir::ref(H), At, T), Elem(Sl.HV, ir::ref(J))));
+    Copy.push_back(ir::assign(ir::index(ir::ref(H), At, T),
+                              ir::cast(T, Elem(Sl.HV, ir::ref(J), Sl.Elem))));
     for (StmtP &St : Loop(J, Sl.Size, std::move(Copy)))
       Row.push_back(std::move(St));
   }

@@ -281,3 +281,25 @@ TEST(Regressions, AlgorithmPositionsAndPointerArithmetic) {
 }
 
 } // namespace reg
+
+namespace reg {
+// --- f_hessian of a function whose parameters have different types -------
+float mixedInner(float x, float y) { return x * y + x; }
+[[fluxion::hessian]] long double mixedHessian(long double x0, float x1,
+                                              const double a[2]) {
+  return mixedInner(x0, x1) * x0 + a[0] * a[1] * x1;
+}
+
+TEST(Regressions, HessianOfMixedTypes) {
+  double a[2] = {1.5, -2.0};
+  long double H[16];
+  mixedHessian_hessian(0.5L, 2.0f, a, H);
+  // f = x0^2 (x1 + 1) + a0 a1 x1
+  long double want[16] = {2 * 3.0L, 2 * 0.5L, 0, 0,  //
+                          2 * 0.5L, 0, a[1], a[0],    //
+                          0, a[1], 0, 2.0L,           //
+                          0, a[0], 2.0L, 0};
+  for (int i = 0; i < 16; ++i)
+    EXPECT_NEAR(double(H[i]), double(want[i]), 1e-5) << i;
+}
+} // namespace reg
