@@ -11,12 +11,17 @@ function(fluxion_use_clang target)
 endfunction()
 
 # Compiles SOURCES with clang++ and the Fluxion plugin into an executable.
+# With SANITIZE, the program is built with ASan and UBSan when
+# FLUXION_SANITIZE_TESTS is on (cmake/FluxionSanitizers.cmake).
 function(fluxion_add_plugin_executable name)
-  cmake_parse_arguments(ARG "" "" "SOURCES;LIBS;FLAGS" ${ARGN})
+  cmake_parse_arguments(ARG "SANITIZE" "" "SOURCES;LIBS;FLAGS" ${ARGN})
   add_executable(${name} ${ARG_SOURCES})
   target_link_libraries(${name} PRIVATE fluxion_runtime ${ARG_LIBS})
   target_compile_options(${name} PRIVATE
     "-fplugin=$<TARGET_FILE:FluxionPlugin>" ${ARG_FLAGS})
+  if(ARG_SANITIZE AND FLUXION_SANITIZE_TESTS)
+    fluxion_sanitize(${name})
+  endif()
   add_dependencies(${name} FluxionPlugin)
   # Rebuild the program whenever the plugin changes.
   set_property(SOURCE ${ARG_SOURCES} APPEND PROPERTY

@@ -12,6 +12,7 @@ import os
 import shlex
 import shutil
 import subprocess
+import sys
 
 import lit.formats
 
@@ -39,6 +40,20 @@ if not hasattr(config, "fluxion_plugin"):
 
 # Temporary files (%t) go to the build tree, never next to the sources.
 config.test_exec_root = config.fluxion_lit_obj_root
+
+# A fluxion-gen built with ASan and UBSan (FLUXION_SANITIZE=ON): a test
+# fails on any sanitizer report of its programs, even one that a `not` RUN
+# line or a pipe into FileCheck would hide (sanitizer_format.py).
+if getattr(config, "fluxion_sanitize", "OFF").upper() in ("ON", "1", "TRUE", "YES"):
+    report_dir = os.path.join(config.fluxion_lit_obj_root, "sanitizer-reports")
+    os.makedirs(report_dir, exist_ok=True)
+    # A module of its own: lit's worker processes must be able to import it.
+    sys.path.insert(0, config.test_source_root)
+    from sanitizer_format import FailOnSanitizerReports
+    config.test_format = FailOnSanitizerReports(report_dir)
+    config.available_features.add("sanitize")
+    lit_config.note("fluxion-gen is built with sanitizers: reports go to %s"
+                    % report_dir)
 
 for what, path in (("plugin", config.fluxion_plugin),
                    ("fluxion-gen", config.fluxion_gen),
