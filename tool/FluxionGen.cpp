@@ -11,6 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "GenerateAction.h"
+#include "OutputCheck.h"
 
 #include "clang/Tooling/ArgumentsAdjusters.h"
 #include "clang/Tooling/CommonOptionsParser.h"
@@ -54,6 +55,13 @@ static cl::opt<bool>
            cl::desc("Omit the #line directives that map generated statements "
                     "to the source lines they differentiate"),
            cl::cat(GenCategory));
+
+static cl::opt<bool> NoCompileCheck(
+    "no-compile-check",
+    cl::desc("Do not parse the output again to check that it compiles "
+             "(the check makes fluxion-gen fail, writing nothing, rather "
+             "than write code that does not compile)"),
+    cl::cat(GenCategory));
 
 static cl::extrahelp CommonHelp(CommonOptionsParser::HelpMessage);
 
@@ -165,23 +173,32 @@ int main(int argc, const char **argv) {
   for (const std::string &Input : Inputs) {
     // One tool per input: a failing input does not stop the others, and
     // its outputs are not written.
+    ArgumentsAdjuster Adjuster = combineAdjusters(
+        Parser->getArgumentsAdjuster(),
+        combineAdjusters(stripPluginFlags(), addResourceDir()));
     ClangTool Tool(Parser->getCompilations(), {Input});
-    Tool.appendArgumentsAdjuster(Parser->getArgumentsAdjuster());
-    Tool.appendArgumentsAdjuster(stripPluginFlags());
-    Tool.appendArgumentsAdjuster(addResourceDir());
+    Tool.appendArgumentsAdjuster(Adjuster);
     fluxion::GeneratedOutput Output;
     fluxion::GenerateActionFactory Factory(PrintOpts, Output);
     if (Tool.run(&Factory) != 0 || !Output.Complete) {
       Status = 1;
       continue;
     }
+    llvm::SmallString<256> Path(OutputFile.empty() ? StringRef("-")
+                                                   : StringRef(OutputFile));
+    if (!OutputDir.empty()) {
+      Path = OutputDir;
+      llvm::sys::path::append(Path, llvm::sys::path::filename(Input));
+    }
+    // An input without generated code is copied as it is: nothing to check.
+    if (!NoCompileCheck && Output.Generated &&
+        !fluxion::outputCompiles(
+            Parser->getCompilations(), Adjuster, Input, Output.Source,
+            Path == "-" ? StringRef("<stdout>") : StringRef(Path))) {
+      Status = 1;
+      continue;
+    }
     if (WriteSources) {
-      llvm::SmallString<256> Path(OutputFile.empty() ? StringRef("-")
-                                                     : StringRef(OutputFile));
-      if (!OutputDir.empty()) {
-        Path = OutputDir;
-        llvm::sys::path::append(Path, llvm::sys::path::filename(Input));
-      }
       if (!writeFile(Path, Output.Source))
         Status = 1;
     }

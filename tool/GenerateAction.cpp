@@ -153,6 +153,7 @@ public:
     Output.Source = Splice.translationUnit(Placements, Edits);
     Output.Declarations = Splice.declarations(Placements);
     Output.Complete = true;
+    Output.Generated = !Placements.empty() || !Edits.empty();
   }
 
 private:
@@ -168,22 +169,49 @@ private:
     return ConsumerOpts;
   }
 
-  /// Source can reopen namespaces, not classes: a function the engine
-  /// declared in another scope cannot be written out.
+  /// Source can reopen namespaces but not classes: a function the engine
+  /// declared in a class defined elsewhere (or in another scope) cannot be
+  /// written out.
   bool placeable(const std::vector<Placement> &Placements) {
+    // The functions generated for one function (its _fwd and _bwd) share
+    // its location: one error names them all.
+    struct Problem {
+      const FunctionDecl *First;
+      std::string Why;
+      std::vector<std::string> Names;
+    };
+    std::vector<Problem> Problems;
+    llvm::DenseSet<const FunctionDecl *> Seen;
+    for (const Placement &P : Placements) {
+      std::optional<std::string> Why =
+          whyNotWritable(P.FD, CI.getSourceManager());
+      if (!Why || !Seen.insert(P.FD).second)
+        continue;
+      auto Same =
+          std::find_if(Problems.begin(), Problems.end(), [&](const Problem &Q) {
+            return Q.First->getLocation() == P.FD->getLocation() &&
+                   Q.Why == *Why;
+          });
+      if (Same == Problems.end())
+        Same = Problems.insert(Same, {P.FD, *Why, {}});
+      Same->Names.push_back(P.FD->getName().str());
+    }
     DiagnosticsEngine &Diags = CI.getDiagnostics();
     unsigned ID = Diags.getCustomDiagID(
-        DiagnosticsEngine::Error,
-        "fluxion-gen cannot write '%0' as source: it is declared in a scope "
-        "that is not a namespace");
-    bool OK = true;
-    for (const Placement &P : Placements) {
-      if (P.FD->getDeclContext()->getRedeclContext()->isFileContext())
-        continue;
-      Diags.Report(P.FD->getLocation(), ID) << P.FD->getName();
-      OK = false;
+        DiagnosticsEngine::Error, "fluxion-gen cannot write %0 as source: %1");
+    for (const Problem &Q : Problems) {
+      std::string Names;
+      for (size_t I = 0; I < Q.Names.size(); ++I) {
+        if (I > 0)
+          Names += I + 1 == Q.Names.size() ? " and " : ", ";
+        Names += "'" + Q.Names[I] + "'";
+      }
+      Diags.Report(Q.First->getLocation(), ID)
+          << Names
+          << *whyNotWritable(Q.First, CI.getSourceManager(),
+                             Q.Names.size() > 1);
     }
-    return OK;
+    return Problems.empty();
   }
 
   CompilerInstance &CI;

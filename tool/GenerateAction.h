@@ -24,6 +24,9 @@ struct GeneratedOutput {
   std::string Declarations;
   /// False if the translation unit had errors: nothing was generated.
   bool Complete = false;
+  /// True if Source differs from the input (functions were generated or
+  /// annotations commented out).
+  bool Generated = false;
 };
 
 class GenerateActionFactory : public clang::tooling::FrontendActionFactory {

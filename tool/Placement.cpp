@@ -4,13 +4,72 @@
 #include "clang/AST/Decl.h"
 #include "clang/AST/DeclCXX.h"
 #include "clang/AST/DeclTemplate.h"
+#include "clang/AST/PrettyPrinter.h"
 #include "clang/Lex/Lexer.h"
+
+#include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
 
 using namespace clang;
 
 namespace fluxion {
+
+/// The class's name as the user reads it: `Outer::Inner`, `Box<int>`.
+static std::string className(const RecordDecl *RD) {
+  std::string Name;
+  llvm::raw_string_ostream OS(Name);
+  PrintingPolicy Policy(RD->getASTContext().getLangOpts());
+  Policy.SuppressUnwrittenScope = true;
+  RD->getNameForDiagnostic(OS, Policy, /*Qualified=*/true);
+  return Name;
+}
+
+std::optional<std::string>
+whyNotWritable(const FunctionDecl *FD, const SourceManager &SM, bool Plural) {
+  const char *Member =
+      Plural ? "they would be members of " : "it would be a member of ";
+  const DeclContext *DC = FD->getDeclContext();
+  if (DC->getRedeclContext()->isFileContext())
+    return std::nullopt;
+  if (!DC->isRecord())
+    return std::string(Plural ? "they are" : "it is") +
+           " declared in a scope that is neither a namespace nor a class";
+  const auto *RD = cast<RecordDecl>(DC);
+  for (const DeclContext *Outer = RD; !Outer->isFileContext();
+       Outer = Outer->getParent()) {
+    if (Outer->isFunctionOrMethod())
+      return Member + ("'" + className(RD)) +
+             "', a class defined inside a function, whose members cannot "
+             "be defined outside it";
+    const auto *Class = dyn_cast<CXXRecordDecl>(Outer);
+    if (!Class)
+      continue;
+    if (!Class->getIdentifier() || Class->isLambda())
+      return Member + std::string("an unnamed class, which code outside the "
+                                  "class cannot name");
+    if (isa<ClassTemplateSpecializationDecl>(Class) ||
+        Class->getDescribedClassTemplate() || Class->isDependentContext() ||
+        Class->getInstantiatedFromMemberClass())
+      return Member + ("'" + className(RD)) +
+             "', a class template or a class inside one; fluxion-gen does "
+             "not write members of class templates yet";
+  }
+  const RecordDecl *Def = RD->getDefinition();
+  SourceLocation Close = Def ? Def->getBraceRange().getEnd() : SourceLocation();
+  if (Close.isInvalid())
+    return Member + ("'" + className(RD)) +
+           "', whose definition fluxion-gen cannot find";
+  if (Close.isMacroID())
+    return Member + ("'" + className(RD)) +
+           "', whose closing brace comes from a macro";
+  if (!SM.isWrittenInMainFile(Close))
+    return Member + ("'" + className(RD)) + "', which is defined in '" +
+           SM.getFilename(Close).str() +
+           "'; fluxion-gen writes the input file only, so the class must "
+           "be defined there";
+  return std::nullopt;
+}
 
 PlacementRecorder::PlacementRecorder(const SourceManager &SM,
                                      const LangOptions &LangOpts)
@@ -82,6 +141,21 @@ std::optional<InsertPoint> PlacementRecorder::afterInclude(FileID File) const {
                      false};
 }
 
+std::optional<InsertPoint>
+PlacementRecorder::inClass(const FunctionDecl *FD) const {
+  if (whyNotWritable(FD, SM))
+    return std::nullopt;
+  const RecordDecl *Def =
+      cast<RecordDecl>(FD->getDeclContext())->getDefinition();
+  unsigned Offset = SM.getFileOffset(Def->getBraceRange().getEnd());
+  size_t LineStart = Buffer.find_last_of("\n", Offset);
+  LineStart = LineStart == StringRef::npos ? 0 : LineStart + 1;
+  if (Buffer.slice(LineStart, Offset).find_first_not_of(" \t") ==
+      StringRef::npos)
+    return InsertPoint{static_cast<unsigned>(LineStart), false};
+  return InsertPoint{Offset, true};
+}
+
 std::optional<InsertPoint> PlacementRecorder::after(const Decl *D) const {
   SourceLocation End = D->getEndLoc();
   if (End.isInvalid())
@@ -147,6 +221,15 @@ PlacementRecorder::placeDeclaration(const PendingDeclaration &D) const {
   P.At = D.Current;
   P.Enclosing = D.FD->getTranslationUnitDecl();
   P.Order = D.Order;
+  // A member: in its class, wherever the function it is generated for is
+  // defined.
+  if (D.FD->getDeclContext()->isRecord()) {
+    if (std::optional<InsertPoint> At = inClass(D.FD)) {
+      P.At = *At;
+      P.Enclosing = D.FD->getDeclContext();
+    }
+    return P;
+  }
   // An instantiation has no text of its own: declare where the plugin was.
   if (D.Like->isTemplateInstantiation())
     return P;

@@ -19,6 +19,7 @@
 #include "llvm/ADT/DenseMap.h"
 
 #include <optional>
+#include <string>
 #include <vector>
 
 namespace clang {
@@ -43,12 +44,23 @@ struct Placement {
   const clang::FunctionDecl *FD = nullptr;
   InsertPoint At;
   /// The context the insertion point is in: the namespaces from there down
-  /// to the function's own are opened around it.
+  /// to the function's own are opened around it. For the declaration of a
+  /// member, its class: it is inserted before the class's closing brace.
   const clang::DeclContext *Enclosing = nullptr;
   /// When the engine declared or defined the function: placements at the
   /// same position are printed in this order.
   unsigned Order = 0;
 };
+
+/// Why FD, a function the engine declared, cannot be written as source
+/// (a sentence completing "fluxion-gen cannot write 'f_fwd' as source: ",
+/// speaking of several functions if Plural), or nothing if it can. A member of
+/// a class can be written if the class is defined in the main file, outside
+/// functions and templates: it is declared before the class's closing brace and
+/// defined after the top-level declaration containing the class.
+std::optional<std::string> whyNotWritable(const clang::FunctionDecl *FD,
+                                          const clang::SourceManager &SM,
+                                          bool Plural = false);
 
 /// Follows the parse (top-level declarations, the end of the translation
 /// unit) and records where each generated function belongs.
@@ -78,6 +90,9 @@ private:
   };
 
   Placement placeDeclaration(const PendingDeclaration &P) const;
+  /// Before the closing brace of the class that declares FD, at the start
+  /// of its line if only blanks precede it there.
+  std::optional<InsertPoint> inClass(const clang::FunctionDecl *FD) const;
   /// Just after D (and the ';' ending it), mapped to the main file.
   std::optional<InsertPoint> after(const clang::Decl *D) const;
   /// The start of the line after the #include in the main file that

@@ -118,9 +118,25 @@ withoutNeedlessDeclarations(ArrayRef<Placement> Group) {
   return Kept;
 }
 
+/// Code formatted as the members of a class: indented one level.
+static std::string formatAsMembers(StringRef Code) {
+  static constexpr llvm::StringLiteral Open = "struct FluxionGenerated {\n",
+                                       Close = "};\n";
+  std::string Formatted = formatLLVMStyle((Open + Code + Close).str());
+  StringRef F(Formatted);
+  if (!F.consume_front(Open) || !F.consume_back(Close))
+    return formatLLVMStyle(Code);
+  return F.str();
+}
+
 std::string Splicer::insertion(ArrayRef<Placement> Group) {
+  // Members are declared in their class, public so that the generated
+  // functions outside it can call them.
+  bool InClass = Group.front().Enclosing->isRecord();
   std::string Code;
   llvm::raw_string_ostream CodeOS(Code);
+  if (InClass)
+    CodeOS << "public:\n";
   printInNamespaces(withoutNeedlessDeclarations(Group), Printer, CodeOS);
 
   const InsertPoint &At = Group.front().At;
@@ -133,12 +149,15 @@ std::string Splicer::insertion(ArrayRef<Placement> Group) {
     OS << "\n";
   if (At.MidLine || !(Before.empty() || Before.ends_with("\n\n")))
     OS << "\n";
-  OS << Printer.finishLines(formatLLVMStyle(Code));
+  OS << Printer.finishLines(InClass ? formatAsMembers(Code)
+                                    : formatLLVMStyle(Code));
   if (After.empty() && !At.MidLine)
     return Text;
-  // The original text resumes on a line of its own, mapped back to its
-  // line in the input.
-  if (At.MidLine || !(After.starts_with("\n") || After.starts_with("\r\n")))
+  // The original text resumes on a line of its own (after a blank line,
+  // unless it is the class's closing brace), mapped back to its line in
+  // the input.
+  if (!InClass &&
+      (At.MidLine || !(After.starts_with("\n") || After.starts_with("\r\n"))))
     OS << "\n";
   const SourceManager &SM = Ctx.getSourceManager();
   OS << Printer.lineDirective(
@@ -187,7 +206,9 @@ std::string Splicer::translationUnit(ArrayRef<Placement> Placements,
 std::string Splicer::declarations(ArrayRef<Placement> Placements) {
   std::vector<Placement> Callable;
   for (Placement P : Placements) {
+    // Members are declared in their class only.
     if (P.K != Placement::Kind::Declaration ||
+        P.FD->getDeclContext()->isRecord() ||
         P.FD->getFormalLinkage() != Linkage::External ||
         P.FD->isInlineSpecified())
       continue;

@@ -9,15 +9,19 @@
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Decl.h"
+#include "clang/AST/DeclCXX.h"
 #include "clang/AST/DeclTemplate.h"
 #include "clang/AST/Expr.h"
+#include "clang/AST/ExprCXX.h"
 #include "clang/AST/QualTypeNames.h"
 #include "clang/AST/Stmt.h"
 #include "clang/AST/StmtCXX.h"
 #include "clang/Basic/SourceManager.h"
 #include "clang/Format/Format.h"
 #include "clang/Tooling/Core/Replacement.h"
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace clang;
@@ -46,6 +50,10 @@ std::string formatLLVMStyle(StringRef Code, StringRef FileName) {
   }
   return *Formatted;
 }
+
+/// Generated function's names for the local constants of other functions
+/// it reads (see LocalConstants).
+using LocalConstantNames = llvm::DenseMap<const VarDecl *, std::string>;
 
 /// True if T names a type declared inside a function (a local typedef or
 /// class): such names mean nothing outside that function's body.
@@ -95,7 +103,94 @@ static void collectReads(const Stmt *S,
     collectReads(Child, Read);
 }
 
+/// The variables a generated function's body declares, and its parameters.
+static void collectOwnDecls(const Stmt *S,
+                            llvm::DenseSet<const VarDecl *> &Own) {
+  if (!S)
+    return;
+  if (const auto *DS = dyn_cast<DeclStmt>(S))
+    for (const Decl *D : DS->decls())
+      if (const auto *VD = dyn_cast<VarDecl>(D))
+        Own.insert(VD);
+  for (const Stmt *Child : S->children())
+    collectOwnDecls(Child, Own);
+}
+
+/// Calls F on each declaration S refers to.
+template <typename Fn> static void forEachReference(const Stmt *S, Fn &&F) {
+  if (!S)
+    return;
+  if (const auto *DRE = dyn_cast<DeclRefExpr>(S))
+    F(DRE->getDecl());
+  for (const Stmt *Child : S->children())
+    forEachReference(Child, F);
+}
+
 namespace {
+
+/// The local constants of other functions that a generated body reads, in
+/// the order they are declared at the top of the body: a primal's `static
+/// const` (or `constexpr`) table, which the engine reads in place like a
+/// global although no code outside the primal's body can name it, and the
+/// local constants (`constexpr int n = 2;`) their initializers use, before
+/// them. Each is declared again, with the initializer the user wrote, under
+/// a name that nothing else in the generated function uses.
+struct LocalConstants {
+  std::vector<const VarDecl *> Ordered;
+  LocalConstantNames Names;
+
+  explicit LocalConstants(const FunctionDecl *FD) {
+    const Stmt *Body = FD->getBody();
+    llvm::DenseSet<const VarDecl *> Own;
+    collectOwnDecls(Body, Own);
+    for (const ParmVarDecl *P : FD->parameters())
+      Own.insert(P);
+    // Every name the body declares or refers to is taken.
+    for (const VarDecl *VD : Own)
+      Taken.insert(VD->getName());
+    forEachReference(Body, [&](const ValueDecl *D) {
+      if (const auto *VD = dyn_cast<VarDecl>(D);
+          VD && isForeign(VD, Own) && isConstantLike(VD))
+        add(VD, Own);
+      else if (D->getDeclName().isIdentifier())
+        Taken.insert(D->getName());
+    });
+    for (const VarDecl *VD : Ordered) {
+      std::string Name = VD->getName().str();
+      for (unsigned N = 1; !Taken.insert(Name).second; ++N)
+        Name = (VD->getName() + "_" + llvm::Twine(N)).str();
+      Names[VD] = Name;
+    }
+  }
+
+private:
+  static bool isForeign(const VarDecl *VD,
+                        const llvm::DenseSet<const VarDecl *> &Own) {
+    return !isa<ParmVarDecl>(VD) && VD->isLocalVarDecl() && !Own.count(VD);
+  }
+  /// A local whose value a copy declared elsewhere has too.
+  static bool isConstantLike(const VarDecl *VD) {
+    return VD->isStaticLocal() || VD->getTLSKind() != VarDecl::TLS_None ||
+           VD->isConstexpr() ||
+           (VD->getType().isConstQualified() && VD->getInit() &&
+            VD->isUsableInConstantExpressions(VD->getASTContext()));
+  }
+  void add(const VarDecl *VD, const llvm::DenseSet<const VarDecl *> &Own) {
+    if (!Seen.insert(VD).second)
+      return;
+    forEachReference(VD->getInit(), [&](const ValueDecl *D) {
+      if (const auto *Dep = dyn_cast<VarDecl>(D);
+          Dep && Dep != VD && isForeign(Dep, Own) && isConstantLike(Dep))
+        add(Dep, Own);
+      else if (D->getDeclName().isIdentifier())
+        Taken.insert(D->getName());
+    });
+    Ordered.push_back(VD);
+  }
+
+  llvm::DenseSet<const VarDecl *> Seen;
+  llvm::StringSet<> Taken;
+};
 
 /// Spells every reference to a function or a global variable with its
 /// namespaces, and a function template specialization with its template
@@ -104,8 +199,11 @@ namespace {
 /// AST refers to declarations directly.
 class QualifyingHelper : public PrinterHelper {
 public:
-  QualifyingHelper(const ASTContext &Ctx, const PrintingPolicy &Policy)
-      : Ctx(Ctx), Policy(Policy) {}
+  /// LocalNames: the names under which the generated function declares the
+  /// primal's local constants it reads (see LocalConstants).
+  QualifyingHelper(const ASTContext &Ctx, const PrintingPolicy &Policy,
+                   const LocalConstantNames *LocalNames = nullptr)
+      : Ctx(Ctx), Policy(Policy), LocalNames(LocalNames) {}
 
   bool handledStmt(Stmt *S, raw_ostream &OS) override {
     if (auto *Cast = dyn_cast<CStyleCastExpr>(S)) {
@@ -138,6 +236,13 @@ public:
         return true;
       }
       auto *VD = dyn_cast<VarDecl>(DRE->getDecl());
+      if (VD && LocalNames) {
+        auto It = LocalNames->find(VD);
+        if (It != LocalNames->end()) {
+          OS << It->second;
+          return true;
+        }
+      }
       if (VD && VD->hasGlobalStorage() && !VD->isStaticLocal()) {
         VD->printQualifiedName(OS, Policy);
         if (const auto *Spec = dyn_cast<VarTemplateSpecializationDecl>(VD))
@@ -175,6 +280,7 @@ private:
 
   const ASTContext &Ctx;
   const PrintingPolicy &Policy;
+  const LocalConstantNames *LocalNames;
 };
 
 /// Prints one generated body, one statement per line.
@@ -182,20 +288,27 @@ class BodyPrinter {
 public:
   BodyPrinter(SourcePrinter &Printer, ASTContext &Ctx,
               const SourcePrintOptions &Opts, SourceLocation FunctionLoc,
-              const llvm::DenseSet<const ValueDecl *> &Read, raw_ostream &OS)
+              const llvm::DenseSet<const ValueDecl *> &Read,
+              const LocalConstants &Constants, raw_ostream &OS)
       : Printer(Printer), Ctx(Ctx), SM(Ctx.getSourceManager()),
-        Policy(Printer.policy()), Opts(Opts), Helper(Ctx, Policy),
-        FunctionLoc(FunctionLoc), Read(Read), OS(OS) {}
+        Policy(Printer.policy()), Opts(Opts),
+        Helper(Ctx, Policy, &Constants.Names), FunctionLoc(FunctionLoc),
+        Read(Read), Constants(Constants), OS(OS) {}
 
   void stmt(const Stmt *S);
   /// `{`, the statements, `}` (no line break after the brace).
   void block(const Stmt *S);
+  /// The function body: a block that starts with the local constants.
+  void body(const Stmt *S);
 
 private:
   void expr(const Expr *E) {
     E->printPretty(OS, &Helper, Policy, 0, "\n", &Ctx);
   }
   void varDecl(const VarDecl *VD);
+  /// `static const double c[2] = {...};`, as the user wrote it, under its
+  /// name in the generated function.
+  void localConstant(const VarDecl *VD);
   /// The comment and #line directive of a statement at Loc.
   void locate(SourceLocation Loc);
   std::string lineText(SourceLocation Loc) const;
@@ -208,6 +321,7 @@ private:
   QualifyingHelper Helper;
   SourceLocation FunctionLoc;
   const llvm::DenseSet<const ValueDecl *> &Read;
+  const LocalConstants &Constants;
   raw_ostream &OS;
   /// The source line quoted last.
   std::pair<FileID, unsigned> Quoted;
@@ -262,6 +376,49 @@ void BodyPrinter::varDecl(const VarDecl *VD) {
     OS << " = ";
     expr(Init);
   }
+}
+
+void BodyPrinter::localConstant(const VarDecl *VD) {
+  locate(VD->getBeginLoc());
+  if (VD->isStaticLocal())
+    OS << "static ";
+  if (VD->getTLSKind() != VarDecl::TLS_None)
+    OS << "thread_local ";
+  if (VD->isConstexpr())
+    OS << "constexpr ";
+  printable(VD->getType(), Ctx).print(OS, Policy, Constants.Names.lookup(VD));
+  // The initializer as DeclPrinter spells it, with references to other
+  // local constants renamed.
+  const Expr *Init = VD->getInit();
+  if (Init && !isa<ParenListExpr>(Init)) {
+    bool Call = VD->getInitStyle() == VarDecl::CallInit;
+    if (const auto *Construct =
+            dyn_cast<CXXConstructExpr>(Init->IgnoreImplicit()))
+      if (Call && !Construct->isListInitialization() &&
+          (Construct->getNumArgs() == 0 ||
+           Construct->getArg(0)->isDefaultArgument()))
+        Init = nullptr; // `static const T t;`
+    if (Init) {
+      OS << (Call ? "(" : VD->getInitStyle() == VarDecl::CInit ? " = " : "");
+      Init->printPretty(OS, &Helper, Policy, 0, "\n", &Ctx);
+      if (Call)
+        OS << ")";
+    }
+  }
+  OS << ";\n";
+}
+
+void BodyPrinter::body(const Stmt *S) {
+  OS << "{\n";
+  for (const VarDecl *VD : Constants.Ordered)
+    localConstant(VD);
+  if (const auto *CS = dyn_cast<CompoundStmt>(S)) {
+    for (const Stmt *Child : CS->body())
+      stmt(Child);
+  } else {
+    stmt(S);
+  }
+  OS << "}";
 }
 
 void BodyPrinter::block(const Stmt *S) {
@@ -437,15 +594,47 @@ std::string SourcePrinter::finishLines(StringRef Formatted) const {
   return Out;
 }
 
+/// True for a function that is a member of a class and has no `this`: a
+/// static member function, or a function the engine declared in a class.
+static bool isStaticMember(const FunctionDecl *FD) {
+  const auto *MD = dyn_cast<CXXMethodDecl>(FD);
+  return MD ? MD->isStatic() : FD->getDeclContext()->isRecord();
+}
+
+/// `Outer::Inner::` for a member of Inner nested in Outer: what names a
+/// member outside its class, from the class's namespace.
+static void printClassQualifier(const FunctionDecl *FD, raw_ostream &OS,
+                                const PrintingPolicy &Policy) {
+  llvm::SmallVector<const RecordDecl *, 2> Classes;
+  for (const DeclContext *DC = FD->getDeclContext(); DC && DC->isRecord();
+       DC = DC->getParent())
+    Classes.push_back(cast<RecordDecl>(DC));
+  for (auto It = Classes.rbegin(); It != Classes.rend(); ++It) {
+    OS << (*It)->getName();
+    if (const auto *Spec = dyn_cast<ClassTemplateSpecializationDecl>(*It))
+      printTemplateArgumentList(
+          OS, Spec->getTemplateArgs().asArray(), Policy,
+          Spec->getSpecializedTemplate()->getTemplateParameters());
+    OS << "::";
+  }
+}
+
 void SourcePrinter::printSignature(
     const FunctionDecl *FD, raw_ostream &OS,
     const llvm::DenseSet<const ValueDecl *> *Read) {
-  if (FD->getStorageClass() == SC_Static)
+  // A member is declared in its class (Read is null) and defined outside
+  // it, with its class named.
+  bool Member = FD->getDeclContext()->isRecord();
+  bool OutOfLine = Member && Read;
+  if (Member ? !OutOfLine && isStaticMember(FD)
+             : FD->getStorageClass() == SC_Static)
     OS << "static ";
   if (FD->isInlineSpecified())
     OS << "inline ";
   std::string Declarator;
   llvm::raw_string_ostream DS(Declarator);
+  if (OutOfLine)
+    printClassQualifier(FD, DS, Policy);
   DS << FD->getName() << "(";
   for (const ParmVarDecl *P : FD->parameters()) {
     if (P != FD->getParamDecl(0))
@@ -455,6 +644,17 @@ void SourcePrinter::printSignature(
     printable(P->getType(), Ctx).print(DS, Policy, P->getName());
   }
   DS << ")";
+  if (const auto *MD = dyn_cast<CXXMethodDecl>(FD)) {
+    Qualifiers Q = MD->getMethodQualifiers();
+    if (Q.hasConst())
+      DS << " const";
+    if (Q.hasVolatile())
+      DS << " volatile";
+    if (MD->getRefQualifier() == RQ_LValue)
+      DS << " &";
+    else if (MD->getRefQualifier() == RQ_RValue)
+      DS << " &&";
+  }
   printable(FD->getReturnType(), Ctx).print(OS, Policy, Declarator);
 }
 
@@ -470,9 +670,10 @@ void SourcePrinter::printDefinition(const FunctionDecl *FD, raw_ostream &OS) {
   collectReads(FD->getBody(), Read);
   printSignature(FD, OS, &Read);
   OS << " ";
-  BodyPrinter Body(*this, Ctx, Opts, FD->getLocation(), Read, OS);
+  LocalConstants Constants(FD);
+  BodyPrinter Body(*this, Ctx, Opts, FD->getLocation(), Read, Constants, OS);
   if (const Stmt *B = FD->getBody())
-    Body.block(B);
+    Body.body(B);
   else
     OS << "{}";
   OS << "\n";

@@ -6,7 +6,10 @@
 // specializations spell their template arguments, so that the code means the
 // same thing wherever it is placed and whichever compiler reads it. Each
 // statement can be preceded by a comment quoting the primal source line it
-// comes from and by a #line directive mapping it to that line.
+// comes from and by a #line directive mapping it to that line. A function
+// the engine declared in a class is a member: its declaration goes inside
+// the class and its definition outside it. A primal's local constant table
+// that a generated body reads is declared again at the top of that body.
 //
 //===----------------------------------------------------------------------===//
 #ifndef FLUXION_ENGINE_SOURCEPRINTER_H
@@ -45,9 +48,14 @@ class SourcePrinter {
 public:
   SourcePrinter(clang::ASTContext &Ctx, SourcePrintOptions Opts);
 
-  /// `static double g_fwd(double x);`
+  /// `static double g_fwd(double x);`; for a member, the declaration that
+  /// goes inside its class (`static` for a member without `this`).
   void printDeclaration(const clang::FunctionDecl *FD, llvm::raw_ostream &OS);
-  /// The function with its body.
+  /// The function with its body; a member is defined outside its class, in
+  /// the class's namespace (`double S::g_fwd(double x) {...}`). The `static
+  /// const` and `constexpr` local tables of other functions (the primal's)
+  /// that the body reads are declared again at the top of the body, with
+  /// the initializers the user wrote.
   void printDefinition(const clang::FunctionDecl *FD, llvm::raw_ostream &OS);
 
   /// With line directives on, the functions are printed with a marker line
@@ -64,7 +72,9 @@ public:
   const clang::PrintingPolicy &policy() const { return Policy; }
 
 private:
-  /// With Read, parameters not in it are marked [[maybe_unused]].
+  /// Without Read, the signature of a declaration. With Read, that of a
+  /// definition: parameters not in Read are marked [[maybe_unused]] and a
+  /// member is named with its classes, as outside them.
   void printSignature(
       const clang::FunctionDecl *FD, llvm::raw_ostream &OS,
       const llvm::DenseSet<const clang::ValueDecl *> *Read = nullptr);
