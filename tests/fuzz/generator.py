@@ -1,0 +1,844 @@
+"""Random C++ programs for Fluxion's differential fuzzer.
+
+One *program* is a handful of helper functions and one annotated function,
+all drawn from a seed (random.Random(seed)); the same seed and the same
+feature set always give the same program. The program text is written with
+type placeholders so that it can be rendered twice:
+
+  * the program itself, mixing float, double, long double and int, compiled
+    with every annotation the function supports;
+  * its *reference clone*, the same text with every floating type (and every
+    literal suffix) replaced by long double and only [[fluxion::grad]] on the
+    function: finite differences of the clone are the reference the
+    derivatives are checked against, and the clone's gradient is the one
+    whose finite differences check f_hvp.
+
+Values are kept bounded by construction (squashing functions around
+exponentials and products, safe denominators, positive arguments for log and
+sqrt) so that every program evaluates to finite numbers; kinks (fabs at 0,
+ties in fmin/fmax, fmax(sqrt(x), eps) at x = 0) are placed on purpose at the
+evaluation point.
+"""
+
+import random
+
+# Features a class of programs can be switched off by (--no-FEATURE).
+FEATURES = {
+    'float': 'float values, parameters and helpers',
+    'double': 'double values, parameters and helpers',
+    'longdouble': 'long double values, parameters and helpers',
+    'int': 'int parameters, locals and int/floating mixing',
+    'casts': 'explicit casts (static_cast, C-style, functional)',
+    'helpers': 'calls to helper functions with their own parameter/return types',
+    'nested': 'helper calls nested in helper arguments and helper bodies',
+    'voidhelpers': 'void helpers writing through a pointer parameter',
+    'loops': 'for loops',
+    'while': 'while loops',
+    'breakcont': 'break and continue',
+    'branches': 'if/else on data',
+    'ternary': 'the ?: operator',
+    'earlyreturn': 'return inside branches and loops',
+    'cmath': '<cmath> calls (sin cos exp log sqrt tanh pow fmin fmax fabs)',
+    'kinks': 'fabs at 0, ties in fmin/fmax, fmax(sqrt(x), eps) at x = 0',
+    'ptrin': 'const T* input parameters (runtime length n)',
+    'ptrout': 'T* output parameters (runtime length n)',
+    'arrin': 'const T a[N] input parameters',
+    'arrout': 'T a[N] output parameters',
+    'rwarray': 'non-const T a[N] parameters that are only read',
+    'localarrays': 'local fixed-size arrays',
+    'constarrays': 'const local arrays with literal initializers',
+    'custom': 'helpers with custom derivative rules (fluxion::custom::g_vjp/g_jvp)',
+    'restrict': 'restricted annotations [[fluxion::grad("x", ...)]]',
+    'jvp': '[[fluxion::jvp]] (f_jvp)',
+    'hessian': '[[fluxion::hessian]] (f_hvp, f_hessian)',
+    'jacobian': '[[fluxion::jacobian]] (f_jacobian)',
+    'mixedhessian': '[[fluxion::hessian]] on functions mixing floating types',
+}
+
+FLOAT_TYPES = ['f', 'd', 'l']
+RANK = {'i': 0, 'f': 1, 'd': 2, 'l': 3}
+CTYPE = {'f': '%F%', 'd': '%D%', 'l': '%L%', 'i': 'int'}
+LITERALS = ['0.5', '0.25', '1.5', '2.0', '0.75', '1.25', '3.0', '0.125', '1.0']
+
+# How the placeholders render.
+ORIG = {'%FNF%': 'float', '%FND%': 'double', '%FNI%': 'int',
+        '%F%': 'float', '%D%': 'double', '%L%': 'long double',
+        '%sf%': 'f', '%sd%': '', '%sl%': 'L', '%R%': ''}
+CLONE = {'%FNF%': 'static_cast<long double>', '%FND%': 'static_cast<long double>',
+         '%FNI%': 'int', '%F%': 'long double', '%D%': 'long double', '%L%': 'long double',
+         '%sf%': 'L', '%sd%': 'L', '%sl%': 'L', '%R%': 'r'}
+
+
+def render(text, table):
+    for k, v in table.items():
+        text = text.replace(k, v)
+    return text
+
+
+def promote(a, b):
+    """Usual arithmetic conversions on our type letters."""
+    return a if RANK[a] >= RANK[b] else b
+
+
+def math_result(*ts):
+    """<cmath>'s result type for these argument types (ints -> double)."""
+    fl = [t for t in ts if t != 'i']
+    if len(fl) < len(ts):
+        fl.append('d')
+    r = fl[0]
+    for t in fl[1:]:
+        r = promote(r, t)
+    return r
+
+
+def dyadic(rng, lo=-1.5, hi=1.5):
+    """A value exactly representable in float (multiples of 1/64)."""
+    return round(rng.uniform(lo, hi) * 64) / 64.0
+
+
+class Param:
+    # kind: S scalar, I int, CP const T*, OP T* output, CA const T a[L],
+    #       OA T a[L] output, RA non-const T a[L] that is only read.
+    def __init__(self, name, kind, t, length=1):
+        self.name, self.kind, self.t, self.length = name, kind, t, length
+        self.active = kind != 'I'
+        self.value = None  # float (S), int (I) or list (arrays)
+
+    @property
+    def is_input(self):
+        return self.kind in ('S', 'CP', 'CA', 'RA')
+
+    @property
+    def is_output(self):
+        return self.kind in ('OP', 'OA')
+
+    @property
+    def is_array(self):
+        return self.kind in ('CP', 'OP', 'CA', 'OA', 'RA')
+
+    def decl(self):
+        T = CTYPE[self.t]
+        if self.kind in ('S', 'I'):
+            return '%s %s' % (T, self.name)
+        if self.kind == 'CP':
+            return 'const %s *%s' % (T, self.name)
+        if self.kind == 'OP':
+            return '%s *%s' % (T, self.name)
+        if self.kind == 'CA':
+            return 'const %s %s[%d]' % (T, self.name, self.length)
+        return '%s %s[%d]' % (T, self.name, self.length)  # OA, RA
+
+
+class Var:
+    def __init__(self, name, t, assignable=True, value=None):
+        self.name, self.t, self.assignable, self.value = name, t, assignable, value
+
+
+class Arr:
+    def __init__(self, name, t, length, readable, writable):
+        self.name, self.t, self.length = name, t, length
+        self.readable, self.writable = readable, writable
+
+
+class Helper:
+    def __init__(self, name, ret, params, text, arr_param=None, void=False):
+        self.name, self.ret, self.params, self.text = name, ret, params, text
+        self.arr_param = arr_param  # element type of a leading pointer param
+        self.void = void
+        self.custom = False
+
+
+class Scope:
+    def __init__(self):
+        self.vars = []     # floating scalars
+        self.ints = []     # int names
+        self.arrays = []
+        self.loops = []    # loop counters usable as indices (0 <= i < L)
+
+    def copy(self):
+        s = Scope()
+        s.vars, s.ints = list(self.vars), list(self.ints)
+        s.arrays, s.loops = list(self.arrays), list(self.loops)
+        return s
+
+
+class Generator:
+    def __init__(self, seed, features):
+        self.seed = seed
+        self.rng = random.Random(seed * 7919 + 17)
+        self.f = set(features)
+        self.types = [t for t in FLOAT_TYPES
+                      if {'f': 'float', 'd': 'double', 'l': 'longdouble'}[t] in self.f]
+        if not self.types:
+            self.types = ['d']
+        self.used = set()
+        self.helpers = []
+        self.counter = 0
+        self.L = self.rng.choice([2, 3, 4])
+        self.bound = str(self.L)   # loop bound text (n when there is one)
+        self.kink_params = []      # (name, kind of kink)
+        self.in_helper = False
+        # At most one const local array in a fifth of the programs.
+        self.const_arrays = 1 if self.rng.random() < 0.2 else 0
+
+    # -- small helpers -------------------------------------------------
+    def on(self, feat):
+        return feat in self.f
+
+    def chance(self, p):
+        return self.rng.random() < p
+
+    def fresh(self, prefix):
+        self.counter += 1
+        return '%s%d' % (prefix, self.counter)
+
+    def ftype(self):
+        t = self.rng.choice(self.types)
+        self.used.add(t)
+        return t
+
+    def lit(self, t=None):
+        t = t or self.ftype()
+        self.used.add(t)
+        return self.rng.choice(LITERALS) + {'f': '%sf%', 'd': '%sd%', 'l': '%sl%'}[t], t
+
+    def ctype(self, t):
+        self.used.add(t)
+        return CTYPE[t]
+
+    def cast(self, text, t):
+        """An explicit conversion of text to type t, in one of C++'s forms."""
+        self.used.add(t)
+        T = CTYPE[t]
+        form = self.rng.randrange(3)
+        if form == 0 or t == 'l' and form == 2:
+            return 'static_cast<%s>(%s)' % (T, text)
+        if form == 1:
+            return '(%s)(%s)' % (T, text)
+        return '%%FN%s%%(%s)' % (t.upper(), text)
+
+    # -- expressions ----------------------------------------------------
+    def index(self, sc, arr):
+        opts = [str(self.rng.randrange(arr.length))]
+        if sc.loops and arr.length == self.L:
+            i = self.rng.choice(sc.loops)
+            opts += [i, i, '(%s + 1) %% %d' % (i, arr.length),
+                     '%d - 1 - %s' % (arr.length, i)]
+        data_ints = [k for k in sc.ints if k.startswith('k')]
+        if data_ints:
+            k = self.rng.choice(data_ints)
+            opts.append('((%s %% %d) + %d) %% %d' % (k, arr.length, arr.length,
+                                                     arr.length))
+        return self.rng.choice(opts)
+
+    def leaf(self, sc):
+        opts = []
+        if sc.vars:
+            opts += ['var'] * 4
+        if [a for a in sc.arrays if a.readable]:
+            opts += ['arr'] * 3
+        if self.on('int') and sc.ints:
+            opts += ['int']
+        opts += ['lit']
+        k = self.rng.choice(opts)
+        if k == 'var':
+            v = self.rng.choice(sc.vars)
+            return v.name, v.t
+        if k == 'arr':
+            a = self.rng.choice([a for a in sc.arrays if a.readable])
+            return '%s[%s]' % (a.name, self.index(sc, a)), a.t
+        if k == 'int':
+            return self.rng.choice(sc.ints), 'i'
+        if self.on('int') and self.chance(0.15):
+            return str(self.rng.choice([1, 2, 3])), 'i'
+        return self.lit()
+
+    def squash(self, sc, depth):
+        """A bounded expression of any input (|value| <= ~1.5)."""
+        e, t = self.expr(sc, depth)
+        if not self.on('cmath'):
+            s, _ = self.lit()
+            return '(%s / (%s + %s * %s))' % (e, s, e, e), t
+        f = self.rng.choice(['sin', 'cos', 'tanh', 'rat'])
+        if f == 'rat' and len(e) < 40:
+            c, tc = self.lit()
+            return '(%s / (%s + %s * %s))' % (e, c, e, e), promote(t, tc)
+        if f == 'rat':
+            f = 'tanh'
+        return 'std::%s(%s)' % (f, e), math_result(t)
+
+    def positive(self, sc, depth):
+        """An expression that is > 0 for every input."""
+        e, t = self.expr(sc, depth)
+        c, tc = self.lit()
+        form = self.rng.randrange(3)
+        if (form == 0 and len(e) < 60) or not self.on('cmath'):
+            return '(%s * %s + %s)' % (e, e, c), promote(t, tc)
+        if form == 0:
+            form = 1
+        if form == 1:
+            return '(std::fabs(%s) + %s)' % (e, c), promote(math_result(t), tc)
+        return 'std::exp(std::sin(%s))' % e, math_result(t)
+
+    def cmath(self, sc, depth):
+        f = self.rng.choice(['sin', 'cos', 'tanh', 'exp', 'log', 'sqrt', 'pow',
+                             'fabs', 'fmin', 'fmax'])
+        if f in ('sin', 'cos', 'tanh', 'fabs'):
+            e, t = self.expr(sc, depth)
+            return 'std::%s(%s)' % (f, e), math_result(t)
+        if f == 'exp':
+            e, t = self.squash(sc, depth)
+            if self.chance(0.3):
+                e2, t2 = self.expr(sc, depth)
+                return 'std::exp(-(%s * %s))' % (e2, e2), math_result(t2)
+            return 'std::exp(%s)' % e, math_result(t)
+        if f in ('log', 'sqrt'):
+            e, t = self.positive(sc, depth)
+            return 'std::%s(%s)' % (f, e), math_result(t)
+        if f == 'pow':
+            b, tb = self.positive(sc, depth)
+            if self.chance(0.5):
+                k, tk = self.lit()
+                if self.chance(0.3):
+                    k, tk = '-' + k, tk
+            elif self.on('int') and self.chance(0.3):
+                k, tk = str(self.rng.choice([2, 3])), 'i'
+            else:
+                k, tk = self.squash(sc, depth)
+            return 'std::pow(%s, %s)' % (b, k), math_result(tb, tk)
+        a, ta = self.expr(sc, depth)
+        b, tb = self.expr(sc, depth)
+        return 'std::%s(%s, %s)' % (f, a, b), math_result(ta, tb)
+
+    def kink(self, sc):
+        """An expression with a kink at the evaluation point, if the
+        function has parameters prepared for it."""
+        if not self.kink_params:
+            return None
+        name, kind, t = self.rng.choice(self.kink_params)
+        if kind == 'zero':
+            eps, te = self.lit()
+            form = self.rng.randrange(3)
+            if form == 0:
+                return 'std::fmax(std::sqrt(%s), %s)' % (name, eps), math_result(t, te)
+            if form == 1:
+                return 'std::fabs(%s)' % name, math_result(t)
+            if form == 2:
+                return 'std::fmax(%s, 0%s)' % (name, '%sd%'), math_result(t, 'd')
+        a, b = name
+        f = self.rng.choice(['fmin', 'fmax'])
+        return 'std::%s(%s, %s)' % (f, a, b), math_result(t)
+
+    def call(self, sc, depth):
+        cands = [h for h in self.helpers if not h.void and
+                 (h.arr_param is None or
+                  [a for a in sc.arrays if a.readable and a.t == h.arr_param])]
+        if not cands:
+            return None
+        h = self.rng.choice(cands)
+        args = []
+        if h.arr_param is not None:
+            a = self.rng.choice([a for a in sc.arrays
+                                 if a.readable and a.t == h.arr_param])
+            args.append(a.name)
+        for pt in h.params:
+            if self.on('nested') and depth > 0 and self.chance(0.3):
+                sub = self.call(sc, depth - 1)
+                if sub is not None:
+                    e, t = sub
+                    args.append(e)
+                    continue
+            e, t = self.expr(sc, max(depth - 1, 0))
+            if self.on('casts') and self.chance(0.25):
+                e = self.cast(e, pt if pt != 'i' else self.ftype())
+            args.append(e)
+        return '%s(%s)' % (h.name, ', '.join(args)), h.ret
+
+    def expr(self, sc, depth):
+        if depth <= 0 or self.chance(0.25):
+            return self.leaf(sc)
+        r = self.rng.random()
+        if r < 0.30:
+            a, ta = self.expr(sc, depth - 1)
+            b, tb = self.expr(sc, depth - 1)
+            op = self.rng.choice(['+', '-', '*', '+', '-'])
+            return '(%s %s %s)' % (a, op, b), promote(ta, tb)
+        if r < 0.38:
+            a, ta = self.expr(sc, depth - 1)
+            if self.chance(0.5):
+                c, tc = self.lit()
+                return '(%s / %s)' % (a, c), promote(ta, tc)
+            b, tb = self.expr(sc, depth - 1)
+            c, tc = self.lit()
+            return '(%s / (%s + %s * %s))' % (a, c, b, b), \
+                promote(promote(ta, tb), tc)
+        if r < 0.42:
+            a, ta = self.expr(sc, depth - 1)
+            return '(-%s)' % a, ta
+        if r < 0.62 and self.on('cmath'):
+            if self.on('kinks') and self.chance(0.2):
+                k = self.kink(sc)
+                if k:
+                    return k
+            return self.cmath(sc, depth - 1)
+        if r < 0.77 and self.on('helpers'):
+            c = self.call(sc, depth - 1)
+            if c:
+                return c
+        if r < 0.85 and self.on('casts'):
+            a, ta = self.expr(sc, depth - 1)
+            t = self.ftype() if not (self.on('int') and self.chance(0.1)) else 'i'
+            if t == 'i':
+                # Truncation to int: piecewise constant, on a bounded value.
+                return '(%s * 0.5%s)' % (self.cast(a, 'i'), '%sd%'), 'd'
+            return self.cast(a, t), t
+        if r < 0.92 and self.on('ternary'):
+            c = self.cond(sc, depth - 1)
+            a, ta = self.expr(sc, depth - 1)
+            b, tb = self.expr(sc, depth - 1)
+            if (ta == 'i') != (tb == 'i'):
+                pass
+            return '(%s ? %s : %s)' % (c, a, b), promote(ta, tb)
+        return self.leaf(sc)
+
+    def cond(self, sc, depth):
+        a, _ = self.expr(sc, depth)
+        if self.chance(0.5):
+            b, _ = self.expr(sc, depth)
+        else:
+            b, _ = self.lit()
+            if self.chance(0.5):
+                b = '-' + b
+        op = self.rng.choice(['<', '>', '<=', '>='])
+        c = '%s %s %s' % (a, op, b)
+        if self.on('int') and sc.ints and self.chance(0.15):
+            c = '%s && %s > %d' % (c, self.rng.choice(sc.ints), self.rng.randrange(2))
+        return '(%s)' % c
+
+    # -- statements -----------------------------------------------------
+    def block(self, sc, budget, indent, in_loop, ret_t, share=False):
+        lines = []
+        if not share:
+            sc = sc.copy()
+        while budget > 0:
+            budget -= 1
+            lines += self.stmt(sc, indent, in_loop, ret_t, budget)
+        return lines
+
+    def stmt(self, sc, indent, in_loop, ret_t, budget):
+        pad = '  ' * indent
+        ds = 2
+        assignable = [v for v in sc.vars if v.assignable]
+        writable = [a for a in sc.arrays if a.writable and a.readable]
+        kinds = ['decl'] * (3 if indent <= 1 else 1)
+        if assignable:
+            kinds += ['assign'] * 4
+        if writable:
+            kinds += ['aset'] * 2
+        if self.on('int'):
+            kinds += ['intdecl']
+        if self.on('localarrays'):
+            kinds += ['localarr']
+        if self.on('constarrays') and self.const_arrays > 0:
+            kinds += ['constarr'] * 2
+        if self.on('branches') and indent < 4:
+            kinds += ['if'] * 2
+        if self.on('loops') and indent < 4 and len(sc.loops) < 2:
+            kinds += ['for'] * 2
+        if self.on('while') and indent < 4 and len(sc.loops) < 2:
+            kinds += ['while']
+        if self.on('voidhelpers') and any(h.void and not h.custom for h in self.helpers) \
+                and writable:
+            kinds += ['vcall']
+        if in_loop and self.on('breakcont'):
+            kinds += ['brk']
+        if ret_t is not None and self.on('earlyreturn') and not self.in_helper \
+                and self.on('branches'):
+            kinds += ['ret']
+        k = self.rng.choice(kinds)
+        if k == 'decl':
+            t = self.ftype()
+            e, _ = self.expr(sc, ds)
+            name = self.fresh('v')
+            sc.vars.append(Var(name, t))
+            return ['%s%s %s = %s;' % (pad, self.ctype(t), name, e)]
+        if k == 'intdecl':
+            name = self.fresh('k')
+            e, _ = self.squash(sc, 1)
+            line = '%sint %s = %s;' % (pad, name, self.cast('%s * 2.5%s' % (e, '%sd%'), 'i'))
+            sc.ints.append(name)
+            return [line]
+        if k == 'assign':
+            v = self.rng.choice(assignable)
+            op = self.rng.choice(['=', '+=', '-=', '*=', '/=', '='])
+            if op == '*=':
+                e, _ = self.squash(sc, ds)
+            elif op == '/=':
+                b, _ = self.expr(sc, 1)
+                c, _ = self.lit()
+                e = '(%s + %s * %s)' % (c, b, b)
+            elif in_loop:
+                # Accumulators stay bounded however often the loop runs.
+                e, _ = self.squash(sc, ds)
+            else:
+                e, _ = self.expr(sc, ds)
+            return ['%s%s %s %s;' % (pad, v.name, op, e)]
+        if k == 'aset':
+            a = self.rng.choice(writable)
+            op = self.rng.choice(['=', '+=', '-='])
+            e, _ = self.squash(sc, ds) if in_loop else self.expr(sc, ds)
+            return ['%s%s[%s] %s %s;' % (pad, a.name, self.index(sc, a), op, e)]
+        if k == 'localarr':
+            t = self.ftype()
+            name = self.fresh('a')
+            L = self.L
+            if self.chance(0.5):
+                els = []
+                for _ in range(L):
+                    e, _ = self.expr(sc, 1)
+                    els.append('static_cast<%s>(%s)' % (CTYPE[t], e))
+                lines = ['%s%s %s[%d] = {%s};' % (pad, self.ctype(t), name, L,
+                                                  ', '.join(els))]
+            else:
+                i = self.fresh('i')
+                inner = sc.copy()
+                inner.loops.append(i)
+                inner.ints.append(i)
+                e, _ = self.expr(inner, ds)
+                lines = ['%s%s %s[%d];' % (pad, self.ctype(t), name, L),
+                         '%sfor (int %s = 0; %s < %d; ++%s)' % (pad, i, i, L, i),
+                         '%s  %s[%s] = %s;' % (pad, name, i, e)]
+            sc.arrays.append(Arr(name, t, L, True, True))
+            return lines
+        if k == 'constarr':
+            self.const_arrays -= 1
+            t = self.ftype()
+            name = self.fresh('w')
+            vals = [self.rng.choice(LITERALS) + ('f' if t == 'f' else '') for _ in
+                    range(self.L)]
+            # Literal suffixes are placeholders so that the clone renders them.
+            vals = [v.replace('f', '%sf%') if v.endswith('f') else v for v in vals]
+            if self.chance(0.3):
+                vals = [str(self.rng.choice([1, 2, 3])) for _ in range(self.L)]
+            sc.arrays.append(Arr(name, t, self.L, True, False))
+            return ['%sconst %s %s[%d] = {%s};' % (pad, self.ctype(t), name, self.L,
+                                                   ', '.join(vals))]
+        if k == 'if':
+            c = self.cond(sc, 1)
+            lines = ['%sif %s {' % (pad, c)]
+            lines += self.block(sc, self.rng.randint(1, 2), indent + 1, in_loop, ret_t)
+            if self.chance(0.6):
+                lines.append('%s} else {' % pad)
+                lines += self.block(sc, self.rng.randint(1, 2), indent + 1, in_loop, ret_t)
+            lines.append('%s}' % pad)
+            return lines
+        if k == 'for':
+            i = self.fresh('i')
+            inner = sc.copy()
+            inner.loops.append(i)
+            inner.ints.append(i)
+            lines = ['%sfor (int %s = 0; %s < %s; ++%s) {' % (pad, i, i, self.bound, i)]
+            lines += self.block(inner, self.rng.randint(1, 3), indent + 1, True, ret_t)
+            lines.append('%s}' % pad)
+            return lines
+        if k == 'while':
+            j = self.fresh('j')
+            inner = sc.copy()
+            inner.ints.append(j)
+            lines = ['%sint %s = 0;' % (pad, j),
+                     '%swhile (%s < %d) {' % (pad, j, self.rng.randint(1, 4)),
+                     '%s  ++%s;' % (pad, j)]
+            lines += self.block(inner, self.rng.randint(1, 3), indent + 1, True, ret_t)
+            lines.append('%s}' % pad)
+            return lines
+        if k == 'vcall':
+            h = self.rng.choice([h for h in self.helpers if h.void and not h.custom])
+            arrs = [a for a in writable if a.t == h.arr_param]
+            if not arrs:
+                return []
+            a = self.rng.choice(arrs)
+            args = [a.name]
+            for pt in h.params:
+                e, _ = self.expr(sc, 1)
+                args.append(e)
+            return ['%s%s(%s);' % (pad, h.name, ', '.join(args))]
+        if k == 'brk':
+            c = self.cond(sc, 1)
+            return ['%sif %s %s;' % (pad, c, self.rng.choice(['break', 'continue']))]
+        if k == 'ret':
+            c = self.cond(sc, 1)
+            e, _ = self.expr(sc, ds)
+            return ['%sif %s' % (pad, c), '%s  return %s;' % (pad, e)]
+        return []
+
+    # -- helpers --------------------------------------------------------
+    def gen_helper(self, idx):
+        name = 'h%d' % idx
+        sc = Scope()
+        self.in_helper = True
+        void = self.on('voidhelpers') and self.chance(0.25)
+        ret = self.ftype()
+        if self.on('int') and not void and self.chance(0.1):
+            ret = 'i'
+        arr_t = None
+        decls = []
+        if void or (self.chance(0.2) and self.on('localarrays')):
+            arr_t = self.ftype()
+            pname = 'o' if void else 'p'
+            decls.append('%s%s *%s' % ('' if void else 'const ', CTYPE[arr_t], pname))
+            sc.arrays.append(Arr(pname, arr_t, 1, True, void))
+        params = []
+        for j in range(self.rng.randint(1, 3)):
+            t = self.ftype()
+            if self.on('int') and self.chance(0.2):
+                t = 'i'
+            pn = 'x%d' % j
+            params.append(t)
+            decls.append('%s %s' % (CTYPE[t], pn))
+            if t == 'i':
+                sc.ints.append(pn)
+            else:
+                sc.vars.append(Var(pn, t, assignable=self.chance(0.5)))
+        saved = self.helpers
+        if not self.on('nested'):
+            self.helpers = []
+        body = self.block(sc, self.rng.randint(0, 2), 1, False, None, share=True)
+        if void:
+            e, _ = self.expr(sc, 2)
+            body.append('  o[0] %s %s;' % (self.rng.choice(['=', '+=']), e))
+            text = 'void %s(%s) {\n%s\n}\n' % (name, ', '.join(decls), '\n'.join(body))
+        else:
+            e, _ = self.expr(sc, 2)
+            if ret == 'i':
+                e = 'static_cast<int>(%s * 2.5)' % self.squash(sc, 1)[0]
+            body.append('  return %s;' % e)
+            text = '%s %s(%s) {\n%s\n}\n' % (CTYPE[ret], name, ', '.join(decls),
+                                             '\n'.join(body))
+        self.helpers = saved
+        self.in_helper = False
+        return Helper(name, ret, params, text, arr_t, void)
+
+    def gen_custom(self):
+        """A helper whose body hides its derivative (stop_gradient) and whose
+        custom rules give the right one: if a rule is ignored, the
+        derivative is wrong."""
+        t = self.ftype()
+        T = CTYPE[t]
+        name = 's%dc%%R%%' % self.seed
+        ns = '%NS%'
+        if self.on('voidhelpers') and self.chance(0.5):
+            # It overwrites o[0], and is only called on a fresh array of
+            # constants: the result is the same whether the engine or the
+            # _jvp rule runs the primal update.
+            text = ('void %s(%s *o, %s x) {\n  o[0] = fluxion::stop_gradient(x * x);\n}\n'
+                    % (name, T, T))
+            self.rules = (
+                'inline void %s_vjp(%s *o, %s x, %s *d_o, %s *d_x) {\n'
+                '  *d_x += 2 * x * d_o[0];\n  %s::%s(o, x);\n}\n'
+                'inline void %s_jvp(%s *o, %s x, %s *t_o, %s t_x) {\n'
+                '  t_o[0] = 2 * x * t_x;\n  %s::%s(o, x);\n}\n' % (
+                    name, T, T, T, T, ns, name, name, T, T, T, T, ns, name))
+            h = Helper(name, None, [t], text, t, void=True)
+            h.custom = True
+            self.helpers.append(h)
+        else:
+            text = ('%s %s(%s x, %s y) {\n  return fluxion::stop_gradient(x * y) + x;\n}\n'
+                    % (T, name, T, T))
+            self.rules = (
+                'inline %s %s_vjp(%s x, %s y, %s seed, %s *d_x, %s *d_y) {\n'
+                '  *d_x += seed * (y + 1);\n  *d_y += seed * x;\n  return %s::%s(x, y);\n}\n'
+                'inline %s %s_jvp(%s x, %s y, %s t_x, %s t_y) {\n'
+                '  return (y + 1) * t_x + x * t_y;\n}\n' % (
+                    T, name, T, T, T, T, T, ns, name, T, name, T, T, T, T))
+            self.helpers.append(Helper(name, t, [t, t], text))
+
+    # -- the annotated function ------------------------------------------
+    def generate(self):
+        rng = self.rng
+        if self.on('helpers'):
+            for i in range(rng.randint(1, 3)):
+                self.helpers.append(self.gen_helper(i))
+        self.rules = ''
+        if self.on('custom') and self.chance(0.35):
+            self.gen_custom()
+        params = []
+        has_ptr = False
+        for j in range(rng.randint(1, 3)):
+            params.append(Param('x%d' % j, 'S', self.ftype()))
+        kinds = []
+        for kind, feat, p in (('CP', 'ptrin', 0.35), ('CA', 'arrin', 0.35),
+                              ('OP', 'ptrout', 0.25), ('OA', 'arrout', 0.3),
+                              ('RA', 'rwarray', 0.12)):
+            if self.on(feat) and self.chance(p):
+                kinds.append(kind)
+        for j, kind in enumerate(kinds):
+            nm = {'CP': 'p', 'CA': 'a', 'OP': 'y', 'OA': 'z', 'RA': 'b'}[kind]
+            params.append(Param(nm, kind, self.ftype(), self.L))
+        if any(p.kind in ('CP', 'OP') for p in params) or (self.on('int') and self.chance(0.3)):
+            params.append(Param('n', 'I', 'i'))
+            self.bound = 'n'
+        rng.shuffle(params)
+        has_out = any(p.is_output for p in params)
+        void = has_out and self.chance(0.3)
+        ret = None if void else self.ftype()
+        # Values at the evaluation point, kinks placed on purpose.
+        for p in params:
+            if p.kind == 'S':
+                p.value = dyadic(rng)
+            elif p.kind == 'I':
+                p.value = self.L
+            elif p.is_array:
+                p.value = [dyadic(rng) for _ in range(p.length)]
+        scal = [p for p in params if p.kind == 'S']
+        if self.on('kinks') and self.on('cmath') and scal and self.chance(0.4):
+            p = rng.choice(scal)
+            p.value = 0.0
+            self.kink_params.append((p.name, 'zero', p.t))
+            others = [q for q in scal if q is not p]
+            if len(others) > 1 and self.chance(0.5):
+                a, b = rng.sample(others, 2)
+                b.value = a.value
+                self.kink_params.append(((a.name, b.name), 'tie', promote(a.t, b.t)))
+        # Restricted annotations: outputs are always named.
+        inputs = [p for p in params if p.is_input]
+        restricted = None
+        if self.on('restrict') and len(inputs) > 1 and self.chance(0.3):
+            keep = rng.sample(inputs, rng.randint(1, len(inputs) - 1))
+            for p in inputs:
+                p.active = p in keep
+            restricted = [p.name for p in params if p.active and p.kind != 'I']
+        # Body.
+        sc = Scope()
+        for p in params:
+            if p.kind == 'S':
+                sc.vars.append(Var(p.name, p.t, assignable=False))
+            elif p.kind == 'I':
+                sc.ints.append(p.name)
+            elif p.kind in ('CP', 'CA', 'RA'):
+                sc.arrays.append(Arr(p.name, p.t, p.length, True, False))
+        lines = []
+        for p in params:
+            if p.is_output:
+                i = self.fresh('i')
+                inner = sc.copy()
+                inner.loops.append(i)
+                inner.ints.append(i)
+                e, _ = self.expr(inner, 2)
+                lines += ['  for (int %s = 0; %s < %s; ++%s)' % (i, i, self.bound, i),
+                          '    %s[%s] = %s;' % (p.name, i, e)]
+                sc.arrays.append(Arr(p.name, p.t, p.length, True, True))
+        forced = []
+        for h in self.helpers:
+            if '_vjp' not in self.rules or not h.name.startswith('s%dc' % self.seed):
+                continue
+            # The helper with custom rules is called at least once, and its
+            # result reaches the function's outputs.
+            v = self.fresh('v')
+            e1, _ = self.expr(sc, 2)
+            e2, _ = self.expr(sc, 2)
+            if h.void:
+                a = self.fresh('c')
+                T = self.ctype(h.arr_param)
+                lines += ['  %s %s[1] = {0};' % (T, a),
+                          '  %s(%s, %s);' % (h.name, a, e2),
+                          '  %s %s = %s[0];' % (T, v, a)]
+                sc.arrays.append(Arr(a, h.arr_param, 1, True, True))
+            else:
+                T = self.ctype(h.ret)
+                lines.append('  %s %s = %s(%s, %s);' % (T, v, h.name, e1, e2))
+            forced.append(Var(v, h.ret or h.arr_param))
+            sc.vars.append(forced[-1])
+        lines += self.block(sc, rng.randint(2, 6), 1, False, ret, share=True)
+        # Make the result depend on what the body computed.
+        live = [v for v in sc.vars if v.assignable and v not in forced]
+        live = forced + rng.sample(live, min(len(live), rng.randint(1, 3)))
+        outs = [p for p in params if p.is_output]
+        if ret is None:
+            for v in live:
+                o = rng.choice(outs)
+                lines.append('  %s[%d] += %s;' % (o.name, rng.randrange(o.length), v.name))
+        if ret is not None:
+            top = sc
+            e, _ = self.expr(top, 3)
+            for v in live:
+                c, _ = self.lit()
+                e = '%s %s %s * %s' % (e, rng.choice('+-'), c, v.name)
+            if self.on('kinks') and self.kink_params and self.chance(0.5):
+                k, _ = self.kink(top)
+                e = '%s + %s' % (e, k)
+            lines.append('  return %s;' % e)
+        # Annotations.
+        mixed = len({p.t for p in params if p.kind != 'I'} | ({ret} if ret else set())) > 1
+        args = '(%s)' % ', '.join('"%s"' % n for n in restricted) if restricted else ''
+        modes = ['grad']
+        if self.on('jvp'):
+            modes.append('jvp')
+        no_ptr_outputs = not any(p.kind in ('OP', 'OA', 'RA') for p in params)
+        fixed_only = all(p.kind in ('S', 'I', 'CA', 'OA', 'RA') for p in params)
+        if self.on('hessian') and ret is not None and no_ptr_outputs and \
+                all(p.kind in ('S', 'I', 'CA', 'CP') for p in params) and \
+                (not mixed or self.on('mixedhessian')) and self.chance(0.5):
+            modes.append('hessian')
+        if self.on('jacobian') and fixed_only and self.chance(0.6):
+            modes.append('jacobian')
+        ann = ' '.join('[[fluxion::%s%s]]' % (m, args) for m in modes)
+        sig = '%s f(%s)' % ('void' if ret is None else CTYPE[ret],
+                            ', '.join(p.decl() for p in params))
+        body = '\n'.join(lines)
+        helpers = '\n'.join(h.text for h in self.helpers)
+        if self.rules:
+            helpers += '} // namespace %NS%\nnamespace fluxion::custom {\n' + self.rules + \
+                '} // namespace fluxion::custom\nnamespace %NS% {\n'
+        for p in params:
+            self.used.add(p.t) if p.t != 'i' else None
+        if ret:
+            self.used.add(ret)
+        prec = 'f' if 'f' in self.used else ('d' if 'd' in self.used else 'l')
+        return Program(self.seed, helpers, ann, sig, body, params, ret, modes,
+                       restricted, prec, self.rng)
+
+
+class Program:
+    def __init__(self, seed, helpers, ann, sig, body, params, ret, modes,
+                 restricted, prec, rng):
+        self.seed, self.helpers, self.ann, self.sig, self.body = seed, helpers, ann, sig, body
+        self.params, self.ret, self.modes, self.restricted = params, ret, modes, restricted
+        self.prec = prec
+        self.ns = 's%d' % seed
+        self.inputs = [p for p in params if p.is_input and p.active]
+        self.outputs = [p for p in params if p.is_output]
+        self.N = sum(p.length for p in self.inputs)
+        self.M = (1 if ret else 0) + sum(p.length for p in self.outputs)
+        self.X0 = []
+        for p in self.inputs:
+            self.X0 += [p.value] if p.kind == 'S' else list(p.value)
+        self.V = [dyadic(rng, -1, 1) for _ in range(self.N)]
+        self.W = [dyadic(rng, -1, 1) for _ in range(self.M)]
+
+    def render(self, text, clone):
+        table = dict(CLONE if clone else ORIG)
+        table['%NS%'] = self.ns + ('_ref' if clone else '')
+        return render(text, table)
+
+    def source(self, clone=False):
+        """The program's namespace (the clone's when clone is set)."""
+        if clone:
+            args = '(%s)' % ', '.join('"%s"' % n for n in self.restricted) \
+                if self.restricted else ''
+            ann = '[[fluxion::grad%s]]' % args if self.ret else ''
+            text = '%s\n%s %s {\n%s\n}\n' % (self.helpers, ann, self.sig, self.body)
+            return 'namespace %s_ref {\n%s} // namespace %s_ref\n' % (
+                self.ns, self.render(text, True), self.ns)
+        text = '%s\n%s %s {\n%s\n}\n' % (self.helpers, self.ann, self.sig, self.body)
+        return 'namespace %s {\n%s} // namespace %s\n' % (self.ns, self.render(text, False),
+                                                          self.ns)
+
+    def user_text(self):
+        """The program alone, as a user would write it."""
+        text = '%s\n%s %s {\n%s\n}\n' % (self.helpers, self.ann, self.sig, self.body)
+        text = text.replace('} // namespace %NS%\n', '').replace('namespace %NS% {\n', '')
+        return self.render(text, False)
+
+
+def generate(seed, features):
+    return Generator(seed, features).generate()
