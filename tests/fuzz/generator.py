@@ -396,8 +396,6 @@ class Generator:
             c = self.cond(sc, depth - 1)
             a, ta = self.expr(sc, depth - 1)
             b, tb = self.expr(sc, depth - 1)
-            if (ta == 'i') != (tb == 'i'):
-                pass
             return '(%s ? %s : %s)' % (c, a, b), promote(ta, tb)
         return self.leaf(sc)
 
@@ -662,7 +660,6 @@ class Generator:
         if self.on('custom') and self.chance(0.35):
             self.gen_custom()
         params = []
-        has_ptr = False
         for j in range(rng.randint(1, 3)):
             params.append(Param('x%d' % j, 'S', self.ftype()))
         kinds = []
@@ -832,12 +829,6 @@ class Program:
         text = '%s\n%s %s {\n%s\n}\n' % (self.helpers, self.ann, self.sig, self.body)
         return 'namespace %s {\n%s} // namespace %s\n' % (self.ns, self.render(text, False),
                                                           self.ns)
-
-    def user_text(self):
-        """The program alone, as a user would write it."""
-        text = '%s\n%s %s {\n%s\n}\n' % (self.helpers, self.ann, self.sig, self.body)
-        text = text.replace('} // namespace %NS%\n', '').replace('namespace %NS% {\n', '')
-        return self.render(text, False)
 
 
 def generate(seed, features):
