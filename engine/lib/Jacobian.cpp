@@ -75,6 +75,25 @@ static bool jacobianParts(ASTContext &Ctx, FunctionDecl *FD,
 }
 
 bool Differentiator::checkJacobianParts(UserEntry &E, FunctionDecl *Def) {
+  // An array counted as an output when f_jacobian was declared that f
+  // never writes is an input; one the annotation does not name has no
+  // place in J (its width is the named inputs'), but the sweeps were
+  // declared with it: say so rather than guess.
+  for (unsigned I = 0; I < Def->getNumParams(); ++I) {
+    const ParmVarDecl *P = Def->getParamDecl(I);
+    if (!E.Active[I] || E.Named[I] || !isFixedSizeOutput(Ctx, P) ||
+        paramMemoryUse(Def, I).Written)
+      continue;
+    Diags.report(E.Loc, Diag::NotDifferentiable)
+        << Def
+        << ("'" + P->getName() +
+            "' is a non-const array that the function only reads, and the "
+            "annotation does not name it; declare it 'const' (then it is "
+            "left out like any unnamed input) or name it (then its "
+            "elements are columns)")
+               .str();
+    return false;
+  }
   std::vector<Part> Parts;
   jacobianParts(Ctx, Def, E.Active, E.Named, Parts, Def);
   uint64_t Rows = hasSeed(Def) ? 1 : 0, Cols = 0;

@@ -701,6 +701,10 @@ class Generator:
         restricted = None
         if self.on('restrict') and len(inputs) > 1 and self.chance(0.3):
             keep = rng.sample(inputs, rng.randint(1, len(inputs) - 1))
+            # A non-const array that is only read and left unnamed is a
+            # located error for f_jacobian (the Jacobian would have to
+            # guess whether it is an output): name it.
+            keep += [p for p in inputs if p.kind == 'RA' and p not in keep]
             for p in inputs:
                 p.active = p in keep
             restricted = [p.name for p in params if p.active and p.kind != 'I']

@@ -303,3 +303,21 @@ TEST(Regressions, HessianOfMixedTypes) {
     EXPECT_NEAR(double(H[i]), double(want[i]), 1e-5) << i;
 }
 } // namespace reg
+
+namespace reg {
+// --- Second order through a rule whose seed is zero at the point ----------
+[[fluxion::hessian]] double fmaxScaled(double x, double a) {
+  return x * a / (1 + std::fmax(-1.0, a) * std::fmax(-1.0, a));
+}
+
+TEST(Regressions, HessianThroughZeroSeed) {
+  double H[4];
+  fmaxScaled_hessian(0.0, -0.5, H);
+  // d2/dx da of x a / (1 + a^2) at a = -0.5: (1 - a^2) / (1 + a^2)^2
+  double cross = (1 - 0.25) / (1.25 * 1.25);
+  EXPECT_NEAR(H[0], 0.0, 1e-12);
+  EXPECT_NEAR(H[1], cross, 1e-12);
+  EXPECT_NEAR(H[2], cross, 1e-12);
+  EXPECT_NEAR(H[3], 0.0, 1e-12);
+}
+} // namespace reg

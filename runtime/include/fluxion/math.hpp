@@ -59,11 +59,18 @@ template <class T> inline T sign(T X) {
 /// NaN of 0 * inf. Used by every rule whose partial can be infinite where
 /// the function itself is finite (sqrt and cbrt at 0, asin at 1, log at 0
 /// under fmax, pow(0, 0.5)) and by the two-argument rules.
+/// Only the 0 * inf and 0 / 0 cases change: elsewhere these are the plain
+/// product and quotient, so that differentiating a rule again (f_hvp)
+/// keeps the derivative of the zero factor.
 template <class T> inline T product0(T A, T B) {
-  return A == 0 || B == 0 ? T(0) : A * B;
+  if ((A == 0 && std::isinf(B)) || (B == 0 && std::isinf(A)))
+    return T(0);
+  return A * B;
 }
 template <class T> inline T quotient0(T A, T B) {
-  return A == 0 ? T(0) : A / B;
+  if (A == 0 && B == 0)
+    return T(0);
+  return A / B;
 }
 
 } // namespace detail
