@@ -559,10 +559,16 @@ void Differentiator::defineJacobianLanes(UserEntry &E, FunctionDecl *Def,
   for (const Part &P : Parts)
     Cols += P.Output ? 0 : P.Size;
   if (hasSeed(Def)) {
-    Var *Seeds = F.makeVar(Var::Kind::Local, "seed", Array(Rows));
+    // Of the result's type, which J's need not be (a float f with long
+    // double output arrays).
+    QualType RT = Def->getReturnType().getUnqualifiedType();
+    Var *Seeds = F.makeVar(
+        Var::Kind::Local, "seed",
+        Ctx.getConstantArrayType(RT, llvm::APInt(64, Rows), nullptr,
+                                 ArraySizeModifier::Normal, 0));
     F.Locals.push_back(Seeds);
-    Seed.push_back(ir::assign(ir::index(ir::ref(Seeds), ir::ref(K), T),
-                              IsRow(IntC(0))));
+    Seed.push_back(ir::assign(ir::index(ir::ref(Seeds), ir::ref(K), RT),
+                              ir::cast(RT, IsRow(IntC(0)))));
     Args.push_back(ir::ref(Seeds));
   }
   uint64_t Row = hasSeed(Def) ? 1 : 0, Col = 0;

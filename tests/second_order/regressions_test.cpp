@@ -321,3 +321,24 @@ TEST(Regressions, HessianThroughZeroSeed) {
   EXPECT_NEAR(H[3], 0.0, 1e-12);
 }
 } // namespace reg
+
+namespace reg {
+// --- Jacobian rows in lanes when J's type is not the result's ------------
+[[fluxion::jacobian]] float narrowResult(double x0, float x1, long double z[3],
+                                         const long double a[3]) {
+  for (int i = 0; i < 3; ++i)
+    z[i] = x1 * a[i];
+  return x0 * x1;
+}
+
+TEST(Regressions, JacobianLanesOfMixedTypes) {
+  long double z[3], a[3] = {1, 2, 3}, J[4 * 5];
+  narrowResult_jacobian(0.5, 2.0f, z, a, J);
+  long double want[20] = {2, 0.5, 0, 0, 0, //
+                          0, 1, 2, 0, 0,   //
+                          0, 2, 0, 2, 0,   //
+                          0, 3, 0, 0, 2};
+  for (int i = 0; i < 20; ++i)
+    EXPECT_NEAR(double(J[i]), double(want[i]), 1e-6) << i;
+}
+} // namespace reg
