@@ -692,6 +692,17 @@ static StmtP returnOf(Var *V) {
   return R;
 }
 
+/// Ends a forwarder's body: `return Call;`, or `Call;` for a void Target.
+static void finishWithCall(EmitRequest &R, ExprP Call) {
+  if (R.Target->getReturnType()->isVoidType()) {
+    R.Body.push_back(eval(Call));
+    return;
+  }
+  auto Ret = std::make_unique<ir::Stmt>(StmtKind::Return);
+  Ret->RHS = Call;
+  R.Body.push_back(std::move(Ret));
+}
+
 void Differentiator::defineForwarder(FunctionDecl *Target,
                                      FunctionDecl *Callee, ExprP Extra,
                                      unsigned At) {
@@ -707,13 +718,7 @@ void Differentiator::defineForwarder(FunctionDecl *Target,
   if (Extra)
     Args.insert(Args.begin() + At, Extra);
   ExprP Call = call(Callee, Args, Callee->getReturnType());
-  if (Target->getReturnType()->isVoidType()) {
-    R.Body.push_back(eval(Call));
-  } else {
-    auto Ret = std::make_unique<ir::Stmt>(StmtKind::Return);
-    Ret->RHS = Call;
-    R.Body.push_back(std::move(Ret));
-  }
+  finishWithCall(R, Call);
   emitAndPublish(R);
 }
 
@@ -776,13 +781,7 @@ bool Differentiator::defineCustomForwarder(FunctionDecl *Target,
     Args.push_back(addrOf(ref(Dummy), Ctx.getPointerType(V)));
   }
   ExprP Call = call(Custom, Args, Custom->getReturnType());
-  if (Target->getReturnType()->isVoidType()) {
-    R.Body.push_back(eval(Call));
-  } else {
-    auto Ret = std::make_unique<ir::Stmt>(StmtKind::Return);
-    Ret->RHS = Call;
-    R.Body.push_back(std::move(Ret));
-  }
+  finishWithCall(R, Call);
   emitAndPublish(R);
   return true;
 }
