@@ -297,7 +297,7 @@ public:
 
   void stmt(const Stmt *S);
   /// `{`, the statements, `}` (no line break after the brace).
-  void block(const Stmt *S);
+  void block(const Stmt *S, bool WithConstants = false);
   /// The function body: a block that starts with the local constants.
   void body(const Stmt *S);
 
@@ -409,20 +409,14 @@ void BodyPrinter::localConstant(const VarDecl *VD) {
 }
 
 void BodyPrinter::body(const Stmt *S) {
-  OS << "{\n";
-  for (const VarDecl *VD : Constants.Ordered)
-    localConstant(VD);
-  if (const auto *CS = dyn_cast<CompoundStmt>(S)) {
-    for (const Stmt *Child : CS->body())
-      stmt(Child);
-  } else {
-    stmt(S);
-  }
-  OS << "}";
+  block(S, /*WithConstants=*/true);
 }
 
-void BodyPrinter::block(const Stmt *S) {
+void BodyPrinter::block(const Stmt *S, bool WithConstants) {
   OS << "{\n";
+  if (WithConstants)
+    for (const VarDecl *VD : Constants.Ordered)
+      localConstant(VD);
   if (const auto *CS = dyn_cast<CompoundStmt>(S)) {
     for (const Stmt *Child : CS->body())
       stmt(Child);
