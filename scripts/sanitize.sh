@@ -49,17 +49,7 @@ jobs=$(nproc)
 # build itself needs when scripts/setup.sh has not run.
 packages=(libclang-rt-19-dev clang-19 libclang-19-dev llvm-19-dev llvm-19-tools
           libgtest-dev cmake ninja-build python3 g++)
-missing=()
-for p in "${packages[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-done
-if ((${#missing[@]})); then
-  echo "== installing: ${missing[*]}"
-  sudo=""
-  [[ $(id -u) -eq 0 ]] || sudo=sudo
-  $sudo apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" || exit 1
-fi
+scripts/install-packages.sh "${packages[@]}" || exit 1
 
 # Every report is fatal and has a symbolized stack trace. Leak detection stays
 # on: fluxion-gen, the tests and the runtime must not leak. Options the caller

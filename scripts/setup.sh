@@ -6,17 +6,7 @@ cd "$(dirname "$0")/.."
 
 packages=(clang-19 libclang-19-dev llvm-19-dev llvm-19-tools libeigen3-dev
           libgtest-dev libbenchmark-dev libadolc-dev cmake ninja-build python3 g++)
-missing=()
-for p in "${packages[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-done
-if ((${#missing[@]})); then
-  echo "== installing: ${missing[*]}"
-  sudo=""
-  [[ $(id -u) -eq 0 ]] || sudo=sudo
-  $sudo apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
-fi
+scripts/install-packages.sh "${packages[@]}"
 
 echo "== configuring"
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release \
