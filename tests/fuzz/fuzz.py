@@ -125,6 +125,12 @@ def driver(p):
         setup, c = call('f', [], clone)
         body = setup + [('Y[0] = %s;' % c) if p.ret else c + ';'] + copy_outputs(p)
         fn('eval_%s(const LD *X, LD *Y)' % ('ref' if clone else 'own'), body)
+    # The path copy's hash at X.
+    setup, args = param_setup(p, True)
+    out.append('unsigned long long path(const LD *X) {')
+    out.extend('  ' + l for l in setup)
+    out += ['  fuzz::path_hash() = 0;', '  %s_path::f(%s);' % (ns, ', '.join(args)),
+            '  return fuzz::path_hash();', '}']
     dps = diff_params(p)
 
     def adjoints(T_of, prefix, seeds):
@@ -244,7 +250,7 @@ def driver(p):
            + shaped('j', 'JT', p.M * p.N, 'f_jacobian', args, 'J'))
     nul = 'nullptr'
     out.append('static const fuzz::Prog prog = {%d, %d, %d, X0, V, W, %sL, eval_own, '
-               'eval_ref, %s, %s, vjp_own, %s, %s, %s, %s};' % (
+               'eval_ref, path, %s, %s, vjp_own, %s, %s, %s, %s};' % (
                    p.seed, p.N, p.M, FD_HREL[p.prec],
                    'grad_ref' if p.ret else nul, 'grad_own' if p.ret else nul,
                    'jvp_own' if has['jvp'] else nul,
@@ -266,7 +272,7 @@ def render_tu(progs):
     ranges = {}
     for p in progs:
         start = text.count('\n') + 1
-        text += p.source() + p.source(clone=True) + driver(p)
+        text += p.source() + p.source(clone=True) + p.path_source() + driver(p)
         ranges[p.seed] = (start, text.count('\n'))
     text += 'static const fuzz::Prog programs[] = {%s};\n' % ', '.join(
         '%s_drv::prog' % p.ns for p in progs)
@@ -399,7 +405,9 @@ class Checker:
             return True
         return abs(d1) > KINK_ABS * s and abs(d2) > KINK_RATIO * abs(d1)
 
-    def vs_fd(self, what, ad, fdv, primal_ok, divergent):
+    def vs_fd(self, what, ad, fdv, primal_ok, divergent, moved=False):
+        """ad against finite differences fdv; moved: a point of them takes
+        another path than the evaluation point."""
         c1, c2, d1, d2 = fdv
         if not finite(c1, c2, d1, d2):
             self.skip('non-finite finite difference')
@@ -410,6 +418,11 @@ class Checker:
                 self.fail.append('%s: %r where finite differences give %.17g '
                                  '(finite primal)' % (what, ad, c2))
                 self.log('%-28s ad=%r fd=%.17g  FAIL (non-finite)' % (what, ad, c2))
+            return
+        if moved:
+            self.skip('path changes within the step')
+            self.log('%-28s ad=%-24.17g fd=%.17g: the path changes within the step, '
+                     'skipped' % (what, ad, c2))
             return
         if self.kink(c1, c2, d1, d2):
             self.kinky = True
@@ -463,6 +476,9 @@ class Checker:
         if divergent:
             self.log('program and its long double clone differ: %s vs %s' % (Y, YR))
         fdc = d.get('FDC', {})
+
+        def moved(tag, col):
+            return d.get(tag, {}).get((col,), [0.0])[0] != 0.0
         rows = range(1 if p.ret else 0, M)
         # Primal values returned/written by the derivatives.
         for tag in ('GY', 'VJY', 'JVY'):
@@ -483,26 +499,30 @@ class Checker:
         G = self.vals('G', N)
         if G is not None:
             for i in range(N):
-                self.vs_fd('f_grad d/dx[%d]' % i, G[i], fdc[(i, 0)], primal_ok, divergent)
+                self.vs_fd('f_grad d/dx[%d]' % i, G[i], fdc[(i, 0)], primal_ok, divergent,
+                           moved('FDCP', i))
         # f_vjp vs finite differences of <W, Y>.
         VJ = self.vals('VJ', N)
         if VJ is not None:
             for i in range(N):
                 comb = [sum(p.W[j] * fdc[(i, j)][k] for j in range(M)) for k in range(4)]
-                self.vs_fd('f_vjp(w)[%d]' % i, VJ[i], comb, primal_ok, divergent)
+                self.vs_fd('f_vjp(w)[%d]' % i, VJ[i], comb, primal_ok, divergent,
+                           moved('FDCP', i))
         # f_jvp vs finite differences along V.
         JV = self.vals('JV', M)
         fdv = d.get('FDV', {})
         if JV is not None:
             for j in range(M):
-                self.vs_fd('f_jvp(v) output %d' % j, JV[j], fdv[(j,)], primal_ok, divergent)
+                self.vs_fd('f_jvp(v) output %d' % j, JV[j], fdv[(j,)], primal_ok, divergent,
+                           moved('FDVP', 0))
         # Reference gradient of the clone (long double) vs its finite differences.
         RG = self.vals('RG', N)
         if RG is not None:
             saved = self.prec
             self.prec = 'l'
             for i in range(N):
-                self.vs_fd('clone f_grad d/dx[%d]' % i, RG[i], fdc[(i, 0)], primal_ok, False)
+                self.vs_fd('clone f_grad d/dx[%d]' % i, RG[i], fdc[(i, 0)], primal_ok, False,
+                           moved('FDCP', i))
             self.prec = saved
         # Cross-mode checks are skipped where a finite difference saw a kink:
         # modes may pick different one-sided derivatives there.
@@ -523,7 +543,8 @@ class Checker:
                 if self.kinky and math.isfinite(HV[i]):
                     self.skip('f_hvp at a kink of f')
                     continue
-                self.vs_fd('f_hvp(v)[%d]' % i, HV[i], fdg[(i,)], primal_ok, divergent)
+                self.vs_fd('f_hvp(v)[%d]' % i, HV[i], fdg[(i,)], primal_ok, divergent,
+                           moved('FDGP', 0))
         cross = CROSS_RTOL[self.prec]
 
         def cross_check(what, a, b, scale=None):

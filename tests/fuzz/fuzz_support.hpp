@@ -14,7 +14,12 @@
 //   c1, c2: central differences with steps h and h/2,
 //   d1, d2: forward minus backward one-sided differences (steps h, h/2),
 // which tell a kink (d does not shrink with the step, or c1 and c2 differ)
-// from a smooth point.
+// from a smooth point. The program's *path copy* (the clone without
+// annotations, its branch conditions, conversions to int and fabs/fmin/fmax
+// selections wrapped in br/pint/pfabs/pfmin/pfmax below) hashes the path it
+// takes; each set of differences says whether one of its points took
+// another path than the evaluation point (a tie in a condition, fabs at 0):
+// there the differences are not a reference for what AD differentiates.
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -26,6 +31,39 @@ namespace fuzz {
 using LD = long double;
 using Vec = std::vector<LD>;
 using EvalFn = void (*)(const LD *X, LD *Y);
+using PathFn = unsigned long long (*)(const LD *X);
+
+// The path copy's record of the path taken.
+inline unsigned long long &path_hash() {
+  static unsigned long long h = 0;
+  return h;
+}
+inline void path_add(long long v) {
+  unsigned long long &h = path_hash();
+  h = (h ^ static_cast<unsigned long long>(v)) * 1099511628211ULL + 0x9e3779b97f4a7c15ULL;
+}
+template <class A, class B> int cmp3(A a, B b) { return a < b ? 0 : (b < a ? 2 : 1); }
+inline bool br(bool c) {
+  path_add(c ? 1 : 2);
+  return c;
+}
+template <class T> int pint(T x) {
+  int k = static_cast<int>(x);
+  path_add(16 + 4LL * k);
+  return k;
+}
+template <class T> auto pfabs(T x) -> decltype(std::fabs(x)) {
+  path_add(32 + cmp3(x, 0));
+  return std::fabs(x);
+}
+template <class A, class B> auto pfmin(A a, B b) -> decltype(std::fmin(a, b)) {
+  path_add(48 + cmp3(a, b));
+  return std::fmin(a, b);
+}
+template <class A, class B> auto pfmax(A a, B b) -> decltype(std::fmax(a, b)) {
+  path_add(64 + cmp3(a, b));
+  return std::fmax(a, b);
+}
 // What f_jacobian's J and f_hessian's H hold before the call.
 constexpr LD UNWRITTEN = 123456789.0L;
 
@@ -34,6 +72,7 @@ struct Prog {
   const LD *X0, *V, *W;
   LD hrel;
   EvalFn eval_own, eval_ref;
+  PathFn path;                                      // the path copy's hash
   EvalFn grad_ref;                                  // the clone's f_grad
   void (*grad_own)(const LD *X, LD *G, LD *Y);      // f_grad
   void (*vjp_own)(const LD *X, const LD *W, LD *G, LD *Y);
@@ -48,20 +87,25 @@ inline void print_vec(const char *tag, const Vec &v) {
     std::printf("%s %zu %.21Lg\n", tag, i, v[i]);
 }
 
-// Central and one-sided differences of f: R^n -> R^m along d.
-inline void fd(EvalFn f, int n, int m, const LD *x0, const Vec &d, LD h,
-               const char *tag, int col) {
+// Central and one-sided differences of f: R^n -> R^m along d, and whether
+// a point of them takes another path than x0 (line "<tag>P col changed").
+inline void fd(EvalFn f, PathFn path, int n, int m, const LD *x0, const Vec &d,
+               LD h, const char *tag, int col) {
   Vec x(n), f0(m), fp(m), fm(m), fp2(m), fm2(m);
   f(x0, f0.data());
+  unsigned long long p0 = path(x0);
+  bool changed = false;
   auto at = [&](LD s, Vec &out) {
     for (int i = 0; i < n; ++i)
       x[i] = x0[i] + s * d[i];
     f(x.data(), out.data());
+    changed |= path(x.data()) != p0;
   };
   at(h, fp);
   at(-h, fm);
   at(h / 2, fp2);
   at(-h / 2, fm2);
+  std::printf("%sP %d %d\n", tag, col < 0 ? 0 : col, changed ? 1 : 0);
   for (int j = 0; j < m; ++j) {
     LD c1 = (fp[j] - fm[j]) / (2 * h), c2 = (fp2[j] - fm2[j]) / h;
     LD d1 = (fp[j] - 2 * f0[j] + fm[j]) / h;
@@ -87,7 +131,7 @@ inline void run_program(const Prog &P) {
   for (int i = 0; i < N; ++i) {
     Vec d(N, 0);
     d[i] = 1;
-    fd(P.eval_ref, N, M, P.X0, d, P.hrel * std::fmax(1, std::fabs(P.X0[i])),
+    fd(P.eval_ref, P.path, N, M, P.X0, d, P.hrel * std::fmax(1, std::fabs(P.X0[i])),
        "FDC", i);
   }
   // Along V.
@@ -98,11 +142,11 @@ inline void run_program(const Prog &P) {
   }
   LD hv = P.hrel * xmax / (vmax > 0 ? vmax : 1);
   Vec V(P.V, P.V + N);
-  fd(P.eval_ref, N, M, P.X0, V, hv, "FDV", -1);
+  fd(P.eval_ref, P.path, N, M, P.X0, V, hv, "FDV", -1);
   if (P.grad_ref) {
     P.grad_ref(P.X0, G.data());
     print_vec("RG", G);
-    fd(P.grad_ref, N, N, P.X0, V, hv, "FDG", -1);
+    fd(P.grad_ref, P.path, N, N, P.X0, V, hv, "FDG", -1);
   }
   if (P.grad_own) {
     G.assign(N, 0);

@@ -61,12 +61,22 @@ CTYPE = {'f': '%F%', 'd': '%D%', 'l': '%L%', 'i': 'int'}
 LITERALS = ['0.5', '0.25', '1.5', '2.0', '0.75', '1.25', '3.0', '0.125', '1.0']
 
 # How the placeholders render.
+# %BR% marks a branch condition and %PI% a conversion to int: nothing in the
+# program and its clone, and recorded by the path copy (see PATH).
 ORIG = {'%FNF%': 'float', '%FND%': 'double', '%FNI%': 'int',
         '%F%': 'float', '%D%': 'double', '%L%': 'long double',
-        '%sf%': 'f', '%sd%': '', '%sl%': 'L', '%R%': ''}
+        '%sf%': 'f', '%sd%': '', '%sl%': 'L', '%R%': '', '%BR%': '', '%PI%': ''}
 CLONE = {'%FNF%': 'static_cast<long double>', '%FND%': 'static_cast<long double>',
          '%FNI%': 'int', '%F%': 'long double', '%D%': 'long double', '%L%': 'long double',
-         '%sf%': 'L', '%sd%': 'L', '%sl%': 'L', '%R%': 'r'}
+         '%sf%': 'L', '%sd%': 'L', '%sl%': 'L', '%R%': 'r', '%BR%': '', '%PI%': ''}
+# The *path copy*: the clone without annotations, whose every branch
+# condition, conversion to int and fabs/fmin/fmax selection adds to a hash
+# of the path taken (fuzz_support.hpp). Finite differences whose points take
+# another path than the evaluation point are not a reference for the
+# derivative of the path AD differentiates (a tie in a condition, fabs at 0).
+PATH = dict(CLONE, **{'%R%': 'p', '%BR%': 'fuzz::br', '%PI%': 'fuzz::pint',
+                      'std::fabs(': 'fuzz::pfabs(', 'std::fmin(': 'fuzz::pfmin(',
+                      'std::fmax(': 'fuzz::pfmax('})
 
 
 def render(text, table):
@@ -212,10 +222,12 @@ class Generator:
         T = CTYPE[t]
         form = self.rng.randrange(3)
         if form == 0 or t == 'l' and form == 2:
-            return 'static_cast<%s>(%s)' % (T, text)
-        if form == 1:
-            return '(%s)(%s)' % (T, text)
-        return '%%FN%s%%(%s)' % (t.upper(), text)
+            c = 'static_cast<%s>(%s)' % (T, text)
+        elif form == 1:
+            c = '(%s)(%s)' % (T, text)
+        else:
+            c = '%%FN%s%%(%s)' % (t.upper(), text)
+        return '%%PI%%(%s)' % c if t == 'i' else c
 
     # -- expressions ----------------------------------------------------
     def index(self, sc, arr):
@@ -350,7 +362,10 @@ class Generator:
                     continue
             e, t = self.expr(sc, max(depth - 1, 0))
             if self.on('casts') and self.chance(0.25):
-                e = self.cast(e, pt if pt != 'i' else self.ftype())
+                to = pt if pt != 'i' else self.ftype()
+                e, t = self.cast(e, to), to
+            if pt == 'i' and t != 'i':
+                e = '%%PI%%(%s)' % e   # an implicit conversion to int
             args.append(e)
         return '%s(%s)' % (h.name, ', '.join(args)), h.ret
 
@@ -411,7 +426,7 @@ class Generator:
         c = '%s %s %s' % (a, op, b)
         if self.on('int') and sc.ints and self.chance(0.15):
             c = '%s && %s > %d' % (c, self.rng.choice(sc.ints), self.rng.randrange(2))
-        return '(%s)' % c
+        return '(%%BR%%(%s))' % c
 
     # -- statements -----------------------------------------------------
     def block(self, sc, budget, indent, in_loop, ret_t, share=False):
@@ -608,7 +623,7 @@ class Generator:
         else:
             e, _ = self.expr(sc, 2)
             if ret == 'i':
-                e = 'static_cast<int>(%s * 2.5)' % self.squash(sc, 1)[0]
+                e = '%%PI%%(static_cast<int>(%s * 2.5))' % self.squash(sc, 1)[0]
             body.append('  return %s;' % e)
             text = '%s %s(%s) {\n%s\n}\n' % (CTYPE[ret], name, ', '.join(decls),
                                              '\n'.join(body))
@@ -820,6 +835,14 @@ class Program:
         table = dict(CLONE if clone else ORIG)
         table['%NS%'] = self.ns + ('_ref' if clone else '')
         return render(text, table)
+
+    def path_source(self):
+        """The path copy's namespace (see PATH)."""
+        table = dict(PATH)
+        table['%NS%'] = self.ns + '_path'
+        text = '%s\n%s {\n%s\n}\n' % (self.helpers, self.sig, self.body)
+        return 'namespace %s_path {\n%s} // namespace %s_path\n' % (
+            self.ns, render(text, table), self.ns)
 
     def source(self, clone=False):
         """The program's namespace (the clone's when clone is set)."""
