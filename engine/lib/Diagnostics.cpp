@@ -30,7 +30,7 @@ static DiagInfo info(Diag Kind) {
     return {L::Error, "fluxion: %1 of type %0 is not supported in a "
                       "differentiated function (supported: floating and "
                       "integer scalars, fixed-size arrays of them, pointer "
-                      "parameters)"};
+                      "parameters, references to scalars as parameters)"};
   case Diag::IncrementInExpr:
     return {L::Error, "fluxion: assignments and increments inside a larger "
                       "expression are not supported; write them as separate "
@@ -43,9 +43,12 @@ static DiagInfo info(Diag Kind) {
   case Diag::IndirectCall:
     return {L::Error, "fluxion: cannot differentiate a call through a function "
                       "pointer; call the function by name"};
-  case Diag::ReferenceParam:
-    return {L::Error, "fluxion: cannot differentiate call to %0: passing "
-                      "arguments by reference is not supported; pass a pointer"};
+  case Diag::AliasedArguments:
+    return {L::Error, "fluxion: cannot differentiate call to %0: it writes "
+                      "through parameter '%1', and the same variable is "
+                      "passed as '%2'; derivatives assume that memory a "
+                      "function writes is reached through no other "
+                      "parameter: pass a copy to one of them"};
   case Diag::NotDifferentiable:
     return {L::Error, "fluxion: cannot generate derivatives of %0: %1"};
   case Diag::UnknownParam:

@@ -52,6 +52,8 @@ static QualType shadowPointee(ASTContext &Ctx, QualType T) {
 }
 
 QualType adjointParamType(ASTContext &Ctx, QualType T) {
+  if (const auto *RT = T->getAs<ReferenceType>()) // an address, as a T*
+    return adjointParamType(Ctx, Ctx.getPointerType(RT->getPointeeType()));
   if (T->isRealFloatingType())
     return Ctx.getPointerType(T.getUnqualifiedType());
   if (const auto *PT = T->getAs<PointerType>())
@@ -229,13 +231,12 @@ bool Differentiator::checkAnnotation(FunctionDecl *FD, const Annotation &A,
   bool AnyDiff = false, AnyOutput = false;
   for (unsigned I = 0; I < FD->getNumParams(); ++I) {
     QualType T = FD->getParamDecl(I)->getType();
-    if (T->isReferenceType())
-      return Fail("reference parameters are not supported; pass a pointer");
     if (!isDifferentiableType(T))
       continue;
     AnyDiff = true;
     Active[I] = A.Params.empty();
-    if (T->isPointerType() && !T->getPointeeType().isConstQualified())
+    if ((T->isPointerType() || T->isReferenceType()) &&
+        !T->getPointeeType().isConstQualified())
       AnyOutput = true;
   }
   if (!AnyDiff && A.Params.empty())

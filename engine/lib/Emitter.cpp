@@ -83,7 +83,24 @@ Expr *Emitter::varRef(Var *V) {
   if (!D)
     return bad("reference to an undeclared variable '" + V->Name + "'");
   QualType T = D->getType().getNonReferenceType();
-  return S.BuildDeclRefExpr(D, T, VK_LValue, Loc);
+  Expr *Ref = S.BuildDeclRefExpr(D, T, VK_LValue, Loc);
+  if (!V->ByRef)
+    return Ref;
+  // The IR reads a reference through its address.
+  ExprResult R = S.BuildUnaryOp(nullptr, Loc, UO_AddrOf, Ref);
+  return R.isInvalid() ? bad("address of a reference") : R.get();
+}
+
+Expr *Emitter::derefOf(Expr *Ptr) {
+  // *&x is x (a reference parameter read through its address).
+  if (auto *UO = dyn_cast<UnaryOperator>(Ptr->IgnoreParens()))
+    if (UO->getOpcode() == UO_AddrOf)
+      return UO->getSubExpr();
+  // *(x + k), not *x + k, when printed.
+  if (isa<BinaryOperator, ConditionalOperator>(Ptr->IgnoreImpCasts()))
+    Ptr = new (S.getASTContext()) ParenExpr(Loc, Loc, Ptr);
+  ExprResult R = S.BuildUnaryOp(nullptr, Loc, UO_Deref, Ptr);
+  return R.isInvalid() ? bad("dereference") : R.get();
 }
 
 Expr *Emitter::constant(const ir::Expr &E) {
@@ -149,8 +166,20 @@ Expr *Emitter::tapeCall(Var *Tape, StringRef Method, ArrayRef<Expr *> Args) {
 
 Expr *Emitter::callOf(const ir::Expr &E) {
   llvm::SmallVector<Expr *, 8> Args;
-  for (const ExprP &A : E.Ops) {
-    Expr *AE = expr(*A);
+  for (unsigned I = 0; I < E.Ops.size(); ++I) {
+    const ir::Expr &A = *E.Ops[I];
+    Expr *AE = expr(A);
+    if (!AE)
+      return nullptr;
+    // The IR passes the address of what a reference parameter binds to
+    // (and of a tangent that a const T& parameter's derivative takes by
+    // value).
+    if (I < E.Callee->getNumParams() && A.Ty->isPointerType()) {
+      QualType P = E.Callee->getParamDecl(I)->getType().getNonReferenceType();
+      if ((P->isArithmeticType() && !P->isBooleanType()) ||
+          P->isEnumeralType())
+        AE = derefOf(AE);
+    }
     if (!AE)
       return nullptr;
     Args.push_back(AE);
@@ -180,13 +209,7 @@ Expr *Emitter::expr(const ir::Expr &E) {
         E.Ops[0]->K != ExprKind::Cast) {
       // p[0] reads better as *p (a[0] stays a[0] for an array a).
       Expr *Ptr = expr(*E.Ops[0]);
-      if (!Ptr)
-        return nullptr;
-      // *(x + k), not *x + k, when printed.
-      if (isa<BinaryOperator, ConditionalOperator>(Ptr->IgnoreImpCasts()))
-        Ptr = new (Ctx) ParenExpr(Loc, Loc, Ptr);
-      ExprResult R = S.BuildUnaryOp(nullptr, Loc, UO_Deref, Ptr);
-      return R.isInvalid() ? bad("dereference") : R.get();
+      return Ptr ? derefOf(Ptr) : nullptr;
     }
     Expr *Base = expr(*E.Ops[0]);
     Expr *Idx = expr(*E.Ops[1]);

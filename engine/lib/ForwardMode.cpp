@@ -24,6 +24,11 @@ using ir::Var;
 /// The tangent parameter type for a parameter of type T: the value for a
 /// scalar, a pointer to the tangents for a pointer (const for inputs).
 static QualType tangentParamType(ASTContext &Ctx, QualType T) {
+  if (const auto *RT = T->getAs<ReferenceType>()) {
+    // const T&: an input scalar, its tangent a value; T&: an output.
+    QualType P = RT->getPointeeType();
+    return P.isConstQualified() ? P.getUnqualifiedType() : Ctx.getPointerType(P);
+  }
   if (T->isRealFloatingType())
     return T.getUnqualifiedType();
   return T; // const T* for inputs, T* for outputs: as the parameter itself
@@ -101,6 +106,7 @@ tangentBody(const TangentSource &Src, const std::vector<bool> &Active,
     ActiveParams.push_back(P);
     Var *TP = F.makeVar(Var::Kind::Param, "t_" + P->Name,
                         tangentParamType(Ctx, P->Type));
+    TP->ByRef = tangentPassedByValue(P);
     TP->Primal = P;
     T.Params.push_back(TP);
     Tangents[P] = TP;

@@ -38,7 +38,7 @@ struct Part {
 static QualType elementType(ASTContext &Ctx, const ParmVarDecl *P) {
   if (const auto *AT = Ctx.getAsConstantArrayType(P->getOriginalType()))
     return Ctx.getBaseElementType(AT).getUnqualifiedType();
-  return P->getType().getUnqualifiedType();
+  return P->getType().getNonReferenceType().getUnqualifiedType();
 }
 
 /// The rows and columns of E's Jacobian. Before FD has a body, a non-const
@@ -56,7 +56,9 @@ static bool jacobianParts(ASTContext &Ctx, FunctionDecl *FD,
       continue;
     const ParmVarDecl *P = FD->getParamDecl(I);
     QualType T = P->getType();
-    if (T->isRealFloatingType()) {
+    // A scalar input: by value or const T& (a non-const T& is not a row).
+    if (T.getNonReferenceType()->isRealFloatingType() &&
+        (!T->isReferenceType() || T.getNonReferenceType().isConstQualified())) {
       Parts.push_back({I, 1, false, true});
       continue;
     }
@@ -134,7 +136,8 @@ bool Differentiator::declareJacobian(UserEntry &E, const Annotation &A) {
     Diags.report(A.Loc, Diag::NotDifferentiable)
         << FD
         << "a dense Jacobian needs scalar and fixed-size array parameters "
-           "(T x[N]); use f_jvp or f_vjp for pointers";
+           "(T x[N]; outputs T y[N]); use f_jvp or f_vjp for pointers and "
+           "non-const references";
     return false;
   }
   uint64_t Rows = hasSeed(FD) ? 1 : 0, Cols = 0;

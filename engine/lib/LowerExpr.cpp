@@ -1,5 +1,6 @@
 //===- LowerExpr.cpp - Lowering of expressions to Fluxion IR ---------------===//
 #include "fluxion/engine/Lowering.h"
+#include "fluxion/engine/Differentiator.h"
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/DeclCXX.h"
@@ -152,6 +153,106 @@ ExprP FunctionLowering::lowerExpr(const clang::Expr *E, Block &Pre) {
   return nullptr;
 }
 
+/// E without pointer conversions (constness added for a parameter).
+static const ir::Expr &withoutPointerCasts(const ir::Expr &E) {
+  if (E.K == ExprKind::Cast && E.Ty->isPointerType() &&
+      (E.Ops[0]->Ty->isPointerType() || E.Ops[0]->Ty->isArrayType()))
+    return withoutPointerCasts(*E.Ops[0]);
+  return E;
+}
+
+/// A and B are provably the same address (&y and &y, whatever pointee
+/// constness the parameters give them; p + 1 and p + 1).
+static bool sameAddress(const ir::Expr &A, const ir::Expr &B) {
+  const ir::Expr &X = withoutPointerCasts(A), &Y = withoutPointerCasts(B);
+  if (X.K != Y.K)
+    return false;
+  switch (X.K) {
+  case ExprKind::AddrOf:
+    return ir::sameExpr(*X.Ops[0], *Y.Ops[0]);
+  case ExprKind::VarRef:
+    return X.V == Y.V;
+  case ExprKind::Binary:
+    return X.Ty->isPointerType() && X.BOp == Y.BOp &&
+           sameAddress(*X.Ops[0], *Y.Ops[0]) &&
+           ir::sameExpr(*X.Ops[1], *Y.Ops[1]);
+  default:
+    return ir::sameExpr(X, Y);
+  }
+}
+
+bool FunctionLowering::checkAliasing(const CallExpr *E,
+                                     const FunctionDecl *Callee,
+                                     llvm::ArrayRef<ExprP> Args) {
+  unsigned N = std::min<unsigned>(Args.size(), Callee->getNumParams());
+  const FunctionDecl *Def = nullptr;
+  bool HasBody = Callee->hasBody(Def);
+  auto Writes = [&](unsigned I) {
+    QualType T = Callee->getParamDecl(I)->getType();
+    if (!(T->isPointerType() || T->isReferenceType()) ||
+        T->getPointeeType().isConstQualified())
+      return false;
+    return !HasBody || paramMemoryUse(Def, I).Written;
+  };
+  for (unsigned I = 0; I < N; ++I) {
+    if (!Args[I]->Ty->isPointerType() || !Writes(I))
+      continue;
+    for (unsigned J = 0; J < N; ++J) {
+      if (J == I || !Args[J]->Ty->isPointerType() ||
+          !sameAddress(*Args[I], *Args[J]))
+        continue;
+      Diags.report(E->getArg(std::max(I, J))->getExprLoc(),
+                   Diag::AliasedArguments)
+          << Callee << Callee->getParamDecl(I)->getName()
+          << Callee->getParamDecl(J)->getName();
+      return false;
+    }
+  }
+  return true;
+}
+
+ExprP FunctionLowering::addressOf(ExprP LV, QualType PtrTy) {
+  if (LV->K != ExprKind::Index)
+    return addrOf(LV, PtrTy);
+  // &p[i] is p + i, &p[0] is p, &a[i] is a + i.
+  ExprP Base = LV->Ops[0];
+  if (!Base->Ty->isPointerType())
+    Base = ir::cast(Ctx.getArrayDecayedType(Base->Ty), Base);
+  if (LV->Ops[1]->isZero())
+    return Ctx.hasSameType(Base->Ty, PtrTy) ? Base : ir::cast(PtrTy, Base);
+  return binary(BO_Add, Base, LV->Ops[1], PtrTy);
+}
+
+ExprP FunctionLowering::lowerReferenceArg(const clang::Expr *A,
+                                          QualType ParamTy, Block &Pre) {
+  QualType Pointee = ParamTy.getNonReferenceType();
+  if (!Pointee->isArithmeticType() && !Pointee->isEnumeralType()) {
+    Diags.report(A->getExprLoc(), Diag::UnsupportedType) << ParamTy
+                                                          << "parameter";
+    return nullptr;
+  }
+  QualType PtrTy = Ctx.getPointerType(Pointee);
+  const clang::Expr *Inner = A->IgnoreParens();
+  if (const auto *MT = dyn_cast<MaterializeTemporaryExpr>(Inner)) {
+    // A value bound to `const T&`: the callee reads a temporary.
+    ExprP V = lowerExpr(MT->getSubExpr(), Pre);
+    if (!V)
+      return nullptr;
+    V = convertResult(V, Pointee.getUnqualifiedType(), Pre);
+    ExprP T = materialize(V, Pre, "_ref", A->getExprLoc());
+    return addressOf(T, PtrTy);
+  }
+  ExprP LV = lowerExpr(Inner, Pre);
+  if (!LV)
+    return nullptr;
+  if (!LV->isLValue()) {
+    Diags.report(A->getExprLoc(), Diag::UnsupportedExpr)
+        << "passing this expression by reference";
+    return nullptr;
+  }
+  return addressOf(LV, PtrTy);
+}
+
 bool FunctionLowering::usesPoisoned(const clang::Stmt *S) const {
   if (!S)
     return false;
@@ -185,16 +286,19 @@ ExprP FunctionLowering::lowerLValue(const clang::Expr *E, Block &Pre) {
 ExprP FunctionLowering::lowerDeclRef(const DeclRefExpr *E) {
   const ValueDecl *D = E->getDecl();
   if (const auto *VD = dyn_cast<VarDecl>(D)) {
-    if (VD->getType()->isReferenceType()) {
+    if (Poisoned.count(VD))
+      return nullptr;
+    if (VD->getType()->isReferenceType() && !isa<ParmVarDecl>(VD)) {
       Diags.report(E->getLocation(), Diag::UnsupportedType)
           << VD->getType() << "variable";
       return nullptr;
     }
-    if (Poisoned.count(VD))
-      return nullptr;
     Var *V = varFor(VD, E->getLocation());
     if (!V)
       return nullptr;
+    if (V->ByRef)
+      return index(ref(V, E->getLocation()), intConst(Ctx.IntTy, 0),
+                   V->Type->getPointeeType());
     return ref(V, E->getLocation());
   }
   if (isa<EnumConstantDecl>(D))
@@ -273,23 +377,14 @@ ExprP FunctionLowering::lowerUnary(const UnaryOperator *E, Block &Pre) {
     return index(Ptr, intConst(Ctx.IntTy, 0), E->getType());
   }
   case UO_AddrOf: {
-    const clang::Expr *Sub = E->getSubExpr()->IgnoreParens();
-    if (const auto *AS = dyn_cast<ArraySubscriptExpr>(Sub)) {
-      // &a[i] is a + i.
-      ExprP Base = lowerExpr(AS->getBase(), Pre);
-      ExprP Idx = Base ? lowerExpr(AS->getIdx(), Pre) : nullptr;
-      if (!Idx)
-        return nullptr;
-      return binary(BO_Add, Base, Idx, E->getType());
-    }
-    ExprP LV = lowerExpr(Sub, Pre);
+    ExprP LV = lowerExpr(E->getSubExpr()->IgnoreParens(), Pre);
     if (!LV)
       return nullptr;
-    if (LV->K != ExprKind::VarRef && LV->K != ExprKind::Index) {
+    if (!LV->isLValue()) {
       Diags.report(E->getExprLoc(), Diag::UnsupportedExpr) << "address-of";
       return nullptr;
     }
-    return addrOf(LV, E->getType());
+    return addressOf(LV, E->getType());
   }
   default:
     Diags.report(E->getExprLoc(), Diag::IncrementInExpr);
@@ -415,6 +510,13 @@ ExprP FunctionLowering::lowerCall(const CallExpr *E, Block &Pre,
         << Callee << (Callee->getName() + "_vjp").str();
     return nullptr;
   }
+  if (Callee->getReturnType()->isReferenceType()) {
+    Diags.report(E->getExprLoc(), Diag::NotDifferentiable)
+        << Callee
+        << "it returns a reference; return the value, or access the "
+           "element directly";
+    return nullptr;
+  }
   bool Position = returnsPositionInFirstRange(Callee) && E->getNumArgs() > 0;
   if (Position && TopLevel) {
     // Kept as a pointer (a local pointer variable): not supported.
@@ -429,12 +531,12 @@ ExprP FunctionLowering::lowerCall(const CallExpr *E, Block &Pre,
   llvm::SmallVector<ExprP, 4> Args;
   for (unsigned I = 0; I < E->getNumArgs(); ++I) {
     const clang::Expr *A = E->getArg(I);
+    ExprP L;
     if (I < Callee->getNumParams() &&
-        Callee->getParamDecl(I)->getType()->isReferenceType()) {
-      Diags.report(A->getExprLoc(), Diag::ReferenceParam) << Callee;
-      return nullptr;
-    }
-    ExprP L = lowerExpr(A, Pre);
+        Callee->getParamDecl(I)->getType()->isReferenceType())
+      L = lowerReferenceArg(A, Callee->getParamDecl(I)->getType(), Pre);
+    else
+      L = lowerExpr(A, Pre);
     if (!L)
       return nullptr;
     // Keep the parameter's constness on a pointer argument: the analyses
@@ -447,6 +549,8 @@ ExprP FunctionLowering::lowerCall(const CallExpr *E, Block &Pre,
     }
     Args.push_back(L);
   }
+  if (!checkAliasing(E, Callee, Args))
+    return nullptr;
   // A value argument that reads memory the same call may write (f(t, t[0]),
   // g(&y, y)) is saved first: derivatives of the call need it as it was.
   llvm::SmallPtrSet<const Var *, 4> Written;

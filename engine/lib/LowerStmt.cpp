@@ -44,6 +44,7 @@ QualType elementType(QualType T) {
 }
 
 bool isDifferentiableType(QualType T) {
+  T = T.getNonReferenceType();
   if (isDifferentiableScalar(T))
     return true;
   QualType E = elementType(T);
@@ -63,11 +64,24 @@ std::unique_ptr<Function> FunctionLowering::lower(FunctionDecl *FD) {
   Vars.clear();
   bool OK = true;
   for (ParmVarDecl *P : FD->parameters()) {
-    if (!checkType(P->getType(), P->getLocation(), "parameter"))
+    // A reference is an address: `T &x` is a `T *x` read as `*x`.
+    QualType T = P->getType();
+    bool ByRef = false;
+    if (const auto *RT = T->getAs<ReferenceType>()) {
+      QualType Pointee = RT->getPointeeType();
+      if (!Pointee->isArithmeticType() && !Pointee->isEnumeralType()) {
+        Diags.report(P->getLocation(), Diag::UnsupportedType) << T << "parameter";
+        OK = false;
+        continue;
+      }
+      T = Ctx.getPointerType(Pointee);
+      ByRef = true;
+    }
+    if (!checkType(T, P->getLocation(), "parameter"))
       OK = false;
     Var *V = F->makeVar(Var::Kind::Param,
-                        P->getName().empty() ? "_p" : P->getName(),
-                        P->getType(), P);
+                        P->getName().empty() ? "_p" : P->getName(), T, P);
+    V->ByRef = ByRef;
     Vars[P] = V;
     F->Params.push_back(V);
   }

@@ -3,7 +3,7 @@
 // A non-const array parameter may be an input that is only read (much C
 // code leaves out the const), an output, or both. f_jacobian needs to know
 // which: an unwritten array is a block of columns, a written one a block
-// of rows. This walks the body (and the bodies of callees it is passed to)
+// of rows; a call must not pass memory it writes twice. This walks the body (and the bodies of callees it is passed to)
 // and notes how the pointed-to memory is used.
 //
 //===----------------------------------------------------------------------===//
@@ -121,14 +121,17 @@ private:
     for (unsigned I = 0; I < Call->getNumArgs(); ++I) {
       const Expr *A = Call->getArg(I);
       QualType T = A->getType();
-      if (!T->isPointerType() && !T->isArrayType()) {
-        visit(A, Read);
-        continue;
-      }
       const ParmVarDecl *Param =
           Callee && I < Callee->getNumParams() ? Callee->getParamDecl(I)
                                                : nullptr;
-      if (Param && Param->getType()->isPointerType() &&
+      // Memory: a pointer, an array, or an lvalue bound to a reference.
+      bool ByRef = Param && Param->getType()->isReferenceType();
+      if (!T->isPointerType() && !T->isArrayType() && !ByRef) {
+        visit(A, Read);
+        continue;
+      }
+      if (Param &&
+          (Param->getType()->isPointerType() || ByRef) &&
           Param->getType()->getPointeeType().isConstQualified()) {
         visit(A, Read);
         continue;

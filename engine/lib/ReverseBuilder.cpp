@@ -637,9 +637,22 @@ bool ReverseBuilder::callSite(const ir::Stmt &S, Sweeps &Out) {
       continue;
     const ExprP &A = C.Ops[I];
     if (A->Ty->isPointerType()) {
-      QualType AdjTy = Ctx.getPointerType(
-          A->Ty->getPointeeType().getUnqualifiedType());
-      Args.push_back(ArgActive[I] ? adjointOf(*A) : intConst(AdjTy, 0));
+      QualType Elem = A->Ty->getPointeeType().getUnqualifiedType();
+      QualType AdjTy = Ctx.getPointerType(Elem);
+      if (ArgActive[I]) {
+        Args.push_back(adjointOf(*A));
+        continue;
+      }
+      // A reference parameter's derivative (a custom rule too) may write
+      // its adjoint: give it a local to throw away, as for a scalar.
+      if (I < C.Callee->getNumParams() &&
+          C.Callee->getParamDecl(I)->getType()->isReferenceType()) {
+        Var *Tmp = adjointTemp("_d_arg", Elem);
+        Rev.push_back(decl(Tmp, floatConst(Elem, 0)));
+        Args.push_back(addrOf(ref(Tmp), AdjTy));
+        continue;
+      }
+      Args.push_back(intConst(AdjTy, 0));
       continue;
     }
     QualType T = A->Ty.getUnqualifiedType();

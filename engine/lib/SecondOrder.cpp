@@ -26,7 +26,7 @@ using ir::Var;
 /// Elements of a differentiable parameter as f_hessian sees it: 1 for a
 /// scalar, N for a fixed-size array parameter (T x[N]), 0 if unknown.
 static uint64_t flatSize(ASTContext &Ctx, const ParmVarDecl *P) {
-  if (P->getType()->isRealFloatingType())
+  if (P->getType().getNonReferenceType()->isRealFloatingType())
     return 1;
   if (const auto *AT = Ctx.getAsConstantArrayType(P->getOriginalType())) {
     uint64_t N = AT->getSize().getZExtValue();
@@ -57,8 +57,8 @@ bool Differentiator::checkSecondOrder(FunctionDecl *FD, const Annotation &A) {
   }
   for (ParmVarDecl *P : FD->parameters()) {
     QualType T = P->getType();
-    if (T->isPointerType() && isDifferentiableType(T) &&
-        !T->getPointeeType().isConstQualified()) {
+    if ((T->isPointerType() || T->isReferenceType()) &&
+        isDifferentiableType(T) && !T->getPointeeType().isConstQualified()) {
       Diags.report(P->getLocation(), Diag::NotDifferentiable)
           << FD
           << "a Hessian is taken of a scalar function of its inputs; make "
@@ -130,6 +130,7 @@ void Differentiator::defineUserHVP(UserEntry &E, FunctionDecl *Def) {
                        P->Type->isRealFloatingType()
                            ? P->Type.getUnqualifiedType()
                            : P->Type);
+    V->ByRef = tangentPassedByValue(P);
     Directions.push_back(V);
     Tangents[P] = V;
     Var *G = Gradients[J++];
@@ -188,8 +189,9 @@ void Differentiator::defineDenseHessian(UserEntry &E, FunctionDecl *Def) {
       continue;
     const ParmVarDecl *P = Def->getParamDecl(I);
     uint64_t Size = flatSize(Ctx, P);
-    bool Scalar = Size == 1 && P->getType()->isRealFloatingType();
-    QualType PT = Scalar ? P->getType().getUnqualifiedType()
+    QualType Own = P->getType().getNonReferenceType();
+    bool Scalar = Size == 1 && Own->isRealFloatingType();
+    QualType PT = Scalar ? Own.getUnqualifiedType()
                          : Ctx.getBaseElementType(P->getOriginalType())
                                .getUnqualifiedType();
     QualType VT = Scalar ? PT

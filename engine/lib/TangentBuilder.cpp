@@ -268,9 +268,30 @@ bool TangentBuilder::callSite(const ir::Stmt &S, Block &Out) {
       continue;
     const ExprP &A = C.Ops[I];
     if (A->Ty->isPointerType()) {
-      QualType TP =
-          Ctx.getPointerType(A->Ty->getPointeeType().getUnqualifiedType());
-      Args.push_back(ArgActive[I] ? tangentOf(*A) : intConst(TP, 0));
+      QualType Elem = A->Ty->getPointeeType().getUnqualifiedType();
+      QualType TP = Ctx.getPointerType(Elem);
+      if (ArgActive[I]) {
+        Args.push_back(tangentOf(*A));
+        continue;
+      }
+      // A reference parameter: a const T& takes its tangent by value (0);
+      // a T& gets a zeroed tangent it may write.
+      QualType PT = I < C.Callee->getNumParams()
+                        ? C.Callee->getParamDecl(I)->getType()
+                        : QualType();
+      if (!PT.isNull() && PT->isReferenceType()) {
+        if (PT->getPointeeType().isConstQualified()) {
+          Args.push_back(zero(Elem));
+          continue;
+        }
+        Var *T = F.makeVar(Var::Kind::Local, "_t_arg", Elem);
+        T->ZeroInit = true;
+        F.Locals.push_back(T);
+        Out.push_back(assign(ref(T), zero(Elem)));
+        Args.push_back(addrOf(ref(T), TP));
+        continue;
+      }
+      Args.push_back(intConst(TP, 0));
       continue;
     }
     ExprP T = ArgActive[I] ? tangent(*A) : nullptr;

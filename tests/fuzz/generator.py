@@ -61,20 +61,25 @@ CTYPE = {'f': '%F%', 'd': '%D%', 'l': '%L%', 'i': 'int'}
 LITERALS = ['0.5', '0.25', '1.5', '2.0', '0.75', '1.25', '3.0', '0.125', '1.0']
 
 # How the placeholders render.
-# %BR% marks a branch condition and %PI% a conversion to int: nothing in the
-# program and its clone, and recorded by the path copy (see PATH).
+# %BR(%...%BR)% marks a branch condition and %PI(%...%PI)% a conversion to
+# int: nothing in the program and its clone (the text stays as it would be
+# without them: an added pair of parentheses can turn `(int(double(x)))`
+# into a function type), and recorded by the path copy (see PATH).
 ORIG = {'%FNF%': 'float', '%FND%': 'double', '%FNI%': 'int',
         '%F%': 'float', '%D%': 'double', '%L%': 'long double',
-        '%sf%': 'f', '%sd%': '', '%sl%': 'L', '%R%': '', '%BR%': '', '%PI%': ''}
+        '%sf%': 'f', '%sd%': '', '%sl%': 'L', '%R%': '', '%BR(%': '', '%BR)%': '',
+        '%PI(%': '', '%PI)%': ''}
 CLONE = {'%FNF%': 'static_cast<long double>', '%FND%': 'static_cast<long double>',
          '%FNI%': 'int', '%F%': 'long double', '%D%': 'long double', '%L%': 'long double',
-         '%sf%': 'L', '%sd%': 'L', '%sl%': 'L', '%R%': 'r', '%BR%': '', '%PI%': ''}
+         '%sf%': 'L', '%sd%': 'L', '%sl%': 'L', '%R%': 'r', '%BR(%': '', '%BR)%': '',
+         '%PI(%': '', '%PI)%': ''}
 # The *path copy*: the clone without annotations, whose every branch
 # condition, conversion to int and fabs/fmin/fmax selection adds to a hash
 # of the path taken (fuzz_support.hpp). Finite differences whose points take
 # another path than the evaluation point are not a reference for the
 # derivative of the path AD differentiates (a tie in a condition, fabs at 0).
-PATH = dict(CLONE, **{'%R%': 'p', '%BR%': 'fuzz::br', '%PI%': 'fuzz::pint',
+PATH = dict(CLONE, **{'%R%': 'p', '%BR(%': 'fuzz::br(', '%BR)%': ')',
+                      '%PI(%': 'fuzz::pint(', '%PI)%': ')',
                       'std::fabs(': 'fuzz::pfabs(', 'std::fmin(': 'fuzz::pfmin(',
                       'std::fmax(': 'fuzz::pfmax('})
 
@@ -227,7 +232,7 @@ class Generator:
             c = '(%s)(%s)' % (T, text)
         else:
             c = '%%FN%s%%(%s)' % (t.upper(), text)
-        return '%%PI%%(%s)' % c if t == 'i' else c
+        return '%%PI(%%%s%%PI)%%' % c if t == 'i' else c
 
     # -- expressions ----------------------------------------------------
     def index(self, sc, arr):
@@ -365,7 +370,7 @@ class Generator:
                 to = pt if pt != 'i' else self.ftype()
                 e, t = self.cast(e, to), to
             if pt == 'i' and t != 'i':
-                e = '%%PI%%(%s)' % e   # an implicit conversion to int
+                e = '%%PI(%%%s%%PI)%%' % e   # an implicit conversion to int
             args.append(e)
         return '%s(%s)' % (h.name, ', '.join(args)), h.ret
 
@@ -426,7 +431,7 @@ class Generator:
         c = '%s %s %s' % (a, op, b)
         if self.on('int') and sc.ints and self.chance(0.15):
             c = '%s && %s > %d' % (c, self.rng.choice(sc.ints), self.rng.randrange(2))
-        return '(%%BR%%(%s))' % c
+        return '(%%BR(%%%s%%BR)%%)' % c
 
     # -- statements -----------------------------------------------------
     def block(self, sc, budget, indent, in_loop, ret_t, share=False):
@@ -623,7 +628,7 @@ class Generator:
         else:
             e, _ = self.expr(sc, 2)
             if ret == 'i':
-                e = '%%PI%%(static_cast<int>(%s * 2.5))' % self.squash(sc, 1)[0]
+                e = '%%PI(%%static_cast<int>(%s * 2.5)%%PI)%%' % self.squash(sc, 1)[0]
             body.append('  return %s;' % e)
             text = '%s %s(%s) {\n%s\n}\n' % (CTYPE[ret], name, ', '.join(decls),
                                              '\n'.join(body))

@@ -375,6 +375,11 @@ struct DualEntry {
 
 /// The type of the adjoint parameter for a parameter of type T.
 clang::QualType adjointParamType(clang::ASTContext &Ctx, clang::QualType T);
+/// A const T& input's tangent (and direction in f_hvp) is a T passed by
+/// value, which the IR reads through its address like the parameter.
+inline bool tangentPassedByValue(const ir::Var *P) {
+  return P->ByRef && P->Type->getPointeeType().isConstQualified();
+}
 
 /// True for a parameter declared as a fixed-size array of floating values
 /// the function may write (T y[N], not const): an output whose elements are

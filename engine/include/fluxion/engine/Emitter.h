@@ -50,6 +50,8 @@ private:
                         llvm::ArrayRef<clang::Expr *> Args);
   clang::Expr *convert(clang::Expr *E, clang::QualType Ty);
   clang::Expr *varRef(ir::Var *V);
+  /// *Ptr, with *&x spelled x.
+  clang::Expr *derefOf(clang::Expr *Ptr);
   clang::Stmt *stmt(const ir::Stmt &St);
   clang::Stmt *compound(const ir::Block &B);
   bool appendStatements(const ir::Block &B,

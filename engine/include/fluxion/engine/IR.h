@@ -44,6 +44,10 @@ struct Var {
   /// reverse sweep: a sweep run for several seeds at once (LaneExpansion.h)
   /// gives it one value per seed.
   bool Adjoint = false;
+  /// Read through its address: a reference parameter `T &x` (or a tangent
+  /// passed by value that the IR treats like one) is a `T *` here, every use
+  /// is `*x`, and emitted code spells it as the reference (`x`, `&x`).
+  bool ByRef = false;
   /// For Kind::Tape: element type of the tape.
   clang::QualType TapeElement;
   unsigned Id = 0;

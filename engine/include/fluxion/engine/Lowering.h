@@ -76,6 +76,16 @@ private:
                       bool TopLevel = false);
   ir::ExprP lowerLiteral(const clang::Expr *E);
   ir::ExprP lowerLValue(const clang::Expr *E, ir::Block &Pre);
+  /// The address of lvalue LV as a pointer of type PtrTy (&p[i] is p + i).
+  ir::ExprP addressOf(ir::ExprP LV, clang::QualType PtrTy);
+  /// False (reported) if two pointer or reference arguments of a call are
+  /// the same address and the callee writes through one of them.
+  bool checkAliasing(const clang::CallExpr *E, const clang::FunctionDecl *Callee,
+                     llvm::ArrayRef<ir::ExprP> Args);
+  /// An argument bound to a reference parameter of type ParamTy: the
+  /// address of the lvalue, or of a temporary holding a value.
+  ir::ExprP lowerReferenceArg(const clang::Expr *A, clang::QualType ParamTy,
+                              ir::Block &Pre);
   /// Stores E into a fresh temporary (appended to Pre); returns its ref.
   /// The value of E converted to To. A call whose result type differs
   /// from To is stored into a temporary of its own type first: the
