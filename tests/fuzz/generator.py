@@ -53,6 +53,8 @@ FEATURES = {
     'hessian': '[[fluxion::hessian]] (f_hvp, f_hessian)',
     'jacobian': '[[fluxion::jacobian]] (f_jacobian)',
     'mixedhessian': '[[fluxion::hessian]] on functions mixing floating types',
+    'refs': 'references: const T& parameters (of f and of helpers), void helpers '
+            'writing through a T& (called on array elements)',
 }
 
 FLOAT_TYPES = ['f', 'd', 'l']
@@ -118,6 +120,7 @@ class Param:
         self.name, self.kind, self.t, self.length = name, kind, t, length
         self.active = kind != 'I'
         self.value = None  # float (S), int (I) or list (arrays)
+        self.ref = False   # S: passed as const T&
 
     @property
     def is_input(self):
@@ -133,6 +136,8 @@ class Param:
 
     def decl(self):
         T = CTYPE[self.t]
+        if self.kind == 'S' and self.ref:
+            return 'const %s &%s' % (T, self.name)
         if self.kind in ('S', 'I'):
             return '%s %s' % (T, self.name)
         if self.kind == 'CP':
@@ -161,6 +166,7 @@ class Helper:
         self.arr_param = arr_param  # element type of a leading pointer param
         self.void = void
         self.custom = False
+        self.ref_out = False  # a void helper writing through T &o
 
 
 class Scope:
@@ -575,7 +581,7 @@ class Generator:
             if not arrs:
                 return []
             a = self.rng.choice(arrs)
-            args = [a.name]
+            args = ['%s[%s]' % (a.name, self.index(sc, a)) if h.ref_out else a.name]
             for pt in h.params:
                 e, _ = self.expr(sc, 1)
                 args.append(e)
@@ -595,12 +601,18 @@ class Generator:
         sc = Scope()
         self.in_helper = True
         void = self.on('voidhelpers') and self.chance(0.25)
+        # A void helper writes through T *o, or through T &o (called on an
+        # array element; its body does not read o then).
+        ref_out = void and self.on('refs') and self.chance(0.5)
         ret = self.ftype()
         if self.on('int') and not void and self.chance(0.1):
             ret = 'i'
         arr_t = None
         decls = []
-        if void or (self.chance(0.2) and self.on('localarrays')):
+        if ref_out:
+            arr_t = self.ftype()
+            decls.append('%s &o' % CTYPE[arr_t])
+        elif void or (self.chance(0.2) and self.on('localarrays')):
             arr_t = self.ftype()
             pname = 'o' if void else 'p'
             decls.append('%s%s *%s' % ('' if void else 'const ', CTYPE[arr_t], pname))
@@ -612,18 +624,22 @@ class Generator:
                 t = 'i'
             pn = 'x%d' % j
             params.append(t)
-            decls.append('%s %s' % (CTYPE[t], pn))
+            # const T& only where no argument can be the memory the call
+            # writes (a void helper's o): such calls are refused.
+            cref = t != 'i' and not void and self.on('refs') and self.chance(0.3)
+            decls.append(('const %s &%s' if cref else '%s %s') % (CTYPE[t], pn))
             if t == 'i':
                 sc.ints.append(pn)
             else:
-                sc.vars.append(Var(pn, t, assignable=self.chance(0.5)))
+                sc.vars.append(Var(pn, t, assignable=not cref and self.chance(0.5)))
         saved = self.helpers
         if not self.on('nested'):
             self.helpers = []
         body = self.block(sc, self.rng.randint(0, 2), 1, False, None, share=True)
         if void:
             e, _ = self.expr(sc, 2)
-            body.append('  o[0] %s %s;' % (self.rng.choice(['=', '+=']), e))
+            body.append('  %s %s %s;' % ('o' if ref_out else 'o[0]',
+                                         self.rng.choice(['=', '+=']), e))
             text = 'void %s(%s) {\n%s\n}\n' % (name, ', '.join(decls), '\n'.join(body))
         else:
             e, _ = self.expr(sc, 2)
@@ -634,7 +650,9 @@ class Generator:
                                              '\n'.join(body))
         self.helpers = saved
         self.in_helper = False
-        return Helper(name, ret, params, text, arr_t, void)
+        h = Helper(name, ret, params, text, arr_t, void)
+        h.ref_out = ref_out
+        return h
 
     def gen_custom(self):
         """A helper whose body hides its derivative (stop_gradient) and whose
@@ -682,6 +700,7 @@ class Generator:
         params = []
         for j in range(rng.randint(1, 3)):
             params.append(Param('x%d' % j, 'S', self.ftype()))
+            params[-1].ref = self.on('refs') and self.chance(0.3)
         kinds = []
         for kind, feat, p in (('CP', 'ptrin', 0.35), ('CA', 'arrin', 0.35),
                               ('OP', 'ptrout', 0.25), ('OA', 'arrout', 0.3),
