@@ -24,8 +24,10 @@ static DiagInfo info(Diag Kind) {
                       "wrap it in fluxion::stop_gradient if no derivative "
                       "should flow through it"};
   case Diag::UnsupportedCast:
-    return {L::Error, "fluxion: cannot differentiate through a conversion of "
-                      "kind '%0'"};
+    return {L::Error, "fluxion: cannot differentiate through the conversion "
+                      "from %0 to %1; wrap the expression in "
+                      "fluxion::stop_gradient if no derivative should flow "
+                      "through it"};
   case Diag::UnsupportedType:
     return {L::Error, "fluxion: %1 of type %0 is not supported in a "
                       "differentiated function (supported: floating and "

@@ -104,6 +104,8 @@ Expr *Emitter::derefOf(Expr *Ptr) {
 }
 
 Expr *Emitter::constant(const ir::Expr &E) {
+  if (E.Literal) // a string: no declarations in it, the node is reused
+    return const_cast<Expr *>(E.Literal);
   ASTContext &Ctx = S.getASTContext();
   QualType Ty = E.Ty.getUnqualifiedType();
   if (Ty->isRealFloatingType()) {
@@ -497,6 +499,14 @@ Stmt *Emitter::stmt(const ir::Stmt &St) {
 VarDecl *Emitter::declare(Var *V) {
   ASTContext &Ctx = S.getASTContext();
   QualType T = V->Type;
+  // A temporary has the type of the expression it holds, which a library
+  // may spell with its internals (`__gnu_cxx::__enable_if<__is_integer<int>
+  // ::__value, double>::__type` for std::cos(int)): spell the plain type.
+  // Variables the user declared, and their adjoints, keep the user's words.
+  bool UserSpelled = V->Origin || (V->Primal && V->Primal->Origin);
+  if (!UserSpelled && Ctx.getBaseElementType(T).getCanonicalType()
+                          ->isBuiltinType())
+    T = Ctx.getQualifiedType(T.getCanonicalType(), T.getLocalQualifiers());
   if (V->K == Var::Kind::Tape) {
     // fluxion::Tape<T> &_tape_T = fluxion::tape<T>();
     T = Ctx.VoidTy; // replaced in initialize() once the accessor is found

@@ -10,13 +10,13 @@ using namespace clang;
 namespace fluxion::ir {
 
 bool Expr::isZero() const {
-  if (K != ExprKind::Const)
+  if (K != ExprKind::Const || Literal)
     return false;
   return Ty->isRealFloatingType() ? FVal.isZero() : IVal == 0;
 }
 
 bool Expr::isOne() const {
-  if (K != ExprKind::Const)
+  if (K != ExprKind::Const || Literal)
     return false;
   if (Ty->isRealFloatingType()) {
     llvm::APFloat One(FVal.getSemantics(), 1);
@@ -208,6 +208,8 @@ bool sameExpr(const Expr &A, const Expr &B) {
     return false;
   switch (A.K) {
   case ExprKind::Const:
+    if (A.Literal || B.Literal)
+      return A.Literal == B.Literal;
     return A.Ty->isRealFloatingType()
                ? A.FVal.bitwiseIsEqual(B.FVal)
                : llvm::APSInt::isSameValue(A.IVal, B.IVal);

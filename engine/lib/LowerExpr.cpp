@@ -103,6 +103,17 @@ ExprP FunctionLowering::lowerExpr(const clang::Expr *E, Block &Pre) {
     if (ExprP C = lowerLiteral(E))
       return C;
     break;
+  case clang::Stmt::StringLiteralClass:
+  case clang::Stmt::PredefinedExprClass: {
+    // A string ("%g\n", __func__): data for a call that carries no
+    // derivative.
+    auto C = std::make_shared<ir::Expr>();
+    C->K = ExprKind::Const;
+    C->Ty = E->getType();
+    C->Literal = E;
+    C->Loc = E->getExprLoc();
+    return C;
+  }
   case clang::Stmt::DeclRefExprClass:
     return lowerDeclRef(cast<DeclRefExpr>(E));
   case clang::Stmt::ImplicitCastExprClass:
@@ -351,9 +362,18 @@ ExprP FunctionLowering::lowerCast(const CastExpr *E, Block &Pre) {
   }
   case CK_NullToPointer:
     return intConst(E->getType(), 0);
+  case CK_PointerToBoolean: {
+    // if (p), and assert(cond && "message"), whose string is never null.
+    ExprP Sub = lowerExpr(E->getSubExpr(), Pre);
+    if (!Sub)
+      return nullptr;
+    if (Sub->K == ExprKind::Cast && Sub->Ops[0]->Literal)
+      return boolConst(Ctx, true);
+    return binary(BO_NE, Sub, intConst(Sub->Ty, 0), E->getType());
+  }
   default:
     Diags.report(E->getExprLoc(), Diag::UnsupportedCast)
-        << E->getCastKindName();
+        << E->getSubExpr()->getType() << E->getType();
     return nullptr;
   }
 }
@@ -361,6 +381,7 @@ ExprP FunctionLowering::lowerCast(const CastExpr *E, Block &Pre) {
 ExprP FunctionLowering::lowerUnary(const UnaryOperator *E, Block &Pre) {
   switch (E->getOpcode()) {
   case UO_Plus:
+  case UO_Extension: // __extension__ (in glibc's assert)
     return lowerExpr(E->getSubExpr(), Pre);
   case UO_Minus:
   case UO_LNot:

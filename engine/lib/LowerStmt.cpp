@@ -520,6 +520,18 @@ bool FunctionLowering::lowerExprStmt(const Expr *E, Block &Out) {
   if (const auto *CE = dyn_cast<CastExpr>(E))
     if (CE->getCastKind() == CK_ToVoid)
       return lowerExprStmt(CE->getSubExpr(), Out);
+  if (const auto *CO = dyn_cast<ConditionalOperator>(E);
+      CO && CO->getType()->isVoidType()) {
+    // `c ? a : b;` for its effects (assert expands to one): an if.
+    ExprP C = lowerExpr(CO->getCond(), Out);
+    Block Then, Else;
+    if (!C || !lowerExprStmt(CO->getTrueExpr(), Then) ||
+        !lowerExprStmt(CO->getFalseExpr(), Else))
+      return false;
+    Out.push_back(ifStmt(C, std::move(Then), std::move(Else),
+                         CO->getQuestionLoc()));
+    return true;
+  }
   // An expression evaluated for nothing: check it, then drop it.
   Block Pre;
   ExprP V = lowerExpr(E, Pre);
@@ -549,8 +561,12 @@ bool FunctionLowering::lowerAssignment(const BinaryOperator *BO, Block &Out) {
     return true;
   case BO_AddAssign:
   case BO_SubAssign:
-    if (T->isRealFloatingType()) {
-      // Kept as accumulation: its adjoint needs no value of LHS.
+    // Kept as accumulation (its adjoint needs no value of LHS) when the sum
+    // is taken in LHS's type: `f -= ld` computes in long double and rounds
+    // once, which `f -= (float)ld` would not.
+    if (T->isRealFloatingType() &&
+        Ctx.hasSameUnqualifiedType(
+            cast<CompoundAssignOperator>(BO)->getComputationResultType(), T)) {
       Out.push_back(assign(LHS, ir::cast(T, RHS), BO->getOpcode(), Loc));
       return true;
     }

@@ -1,6 +1,7 @@
 // Definitions of functions that the numeric tests call without seeing their
 // bodies: the differentiator must use a fluxion::custom rule for them.
 #include <cmath>
+#include <cstdio>
 
 namespace calls {
 
@@ -16,3 +17,19 @@ double opaque_cubes(const double *x, int n) {
 }
 
 } // namespace calls
+
+namespace effects {
+
+// A log that differentiated code calls for its side effect only
+// (side_effects_test.cpp): it counts its calls and keeps the last entry.
+int log_count = 0;
+double log_last = 0;
+char log_tag[32];
+
+void log_value(const char *tag, double v) {
+  ++log_count;
+  log_last = v;
+  std::snprintf(log_tag, sizeof log_tag, "%s", tag);
+}
+
+} // namespace effects

@@ -342,3 +342,38 @@ TEST(Regressions, JacobianLanesOfMixedTypes) {
     EXPECT_NEAR(double(J[i]), double(want[i]), 1e-6) << i;
 }
 } // namespace reg
+
+// --- Compound assignment computed in a wider type (fuzzer seed 5476) -----
+// `v -= e` with e long double rounds (long double)v - e once; the derivative
+// code once rounded e to float first, so f_grad's value (and the function
+// it differentiated) differed from f's.
+namespace reg {
+[[fluxion::grad]] [[fluxion::jvp]] float wideCompound(float x, double y) {
+  float v = x;
+  v -= std::cos(static_cast<long double>(y));
+  v += 1e-8 * y;
+  v *= 1.0000001 + y * 1e-9;
+  return v * x;
+}
+} // namespace reg
+
+TEST(Regressions, CompoundAssignmentInAWiderType) {
+  for (float x : {1.1f, -0.7f, 3.25f}) {
+    for (double y : {0.3, -2.0}) {
+      float dx = 0;
+      double dy = 0;
+      float value = reg::wideCompound_grad(x, y, &dx, &dy);
+      EXPECT_EQ(value, reg::wideCompound(x, y)); // bit for bit
+      float tx = 0.5f;
+      EXPECT_NEAR(reg::wideCompound_jvp(x, y, tx, 0.25), tx * dx + 0.25 * dy,
+                  1e-4 * (1 + std::fabs(dx) + std::fabs(dy)));
+      long double fdy = reg::fd(
+          [&](long double v) {
+            return static_cast<long double>(
+                reg::wideCompound(x, static_cast<double>(v)));
+          },
+          y, 1e-2L);
+      EXPECT_NEAR(dy, fdy, 1e-3 * (1 + std::fabs(fdy)));
+    }
+  }
+}

@@ -15,7 +15,7 @@ namespace fluxion {
 enum class Diag {
   UnsupportedStmt,      ///< %0: statement kind
   UnsupportedExpr,      ///< %0: expression kind
-  UnsupportedCast,      ///< %0: cast kind name
+  UnsupportedCast,      ///< %0, %1: the types converted from and to
   UnsupportedType,      ///< %0: type, %1: what has it
   IncrementInExpr,      ///< an increment or assignment nested in an expression
   NoDerivative,         ///< %0: callee name

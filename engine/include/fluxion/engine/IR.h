@@ -84,6 +84,9 @@ struct Expr {
   llvm::APFloat FVal{0.0};
   llvm::APSInt IVal;
   clang::FunctionDecl *Callee = nullptr;
+  /// Const: a string literal or __func__, emitted as it is (printf formats,
+  /// assert messages).
+  const clang::Expr *Literal = nullptr;
   clang::SourceLocation Loc;
 
   bool isFloatConst() const { return K == ExprKind::Const && Ty->isRealFloatingType(); }
