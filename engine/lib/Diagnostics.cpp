@@ -45,6 +45,9 @@ static DiagInfo info(Diag Kind) {
   case Diag::IndirectCall:
     return {L::Error, "fluxion: cannot differentiate a call through a function "
                       "pointer; call the function by name"};
+  case Diag::NotSupported:
+    return {L::Error, "fluxion: %0 is not supported in a differentiated "
+                      "function; %1"};
   case Diag::AliasedArguments:
     return {L::Error, "fluxion: cannot differentiate call to %0: it writes "
                       "through parameter '%1', and the same variable is "

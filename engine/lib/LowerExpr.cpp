@@ -256,12 +256,19 @@ ExprP FunctionLowering::lowerReferenceArg(const clang::Expr *A,
   ExprP LV = lowerExpr(Inner, Pre);
   if (!LV)
     return nullptr;
-  if (!LV->isLValue()) {
-    Diags.report(A->getExprLoc(), Diag::UnsupportedExpr)
-        << "passing this expression by reference";
-    return nullptr;
+  if (LV->isLValue())
+    return addressOf(LV, PtrTy);
+  // An lvalue the IR holds as a value (c ? a : b): a const T& only reads
+  // it, so a copy does; a T& would write to one of them.
+  if (Pointee.isConstQualified()) {
+    ExprP T = materialize(ir::cast(Pointee.getUnqualifiedType(), LV), Pre,
+                          "_ref", A->getExprLoc());
+    return addressOf(T, PtrTy);
   }
-  return addressOf(LV, PtrTy);
+  Diags.report(A->getExprLoc(), Diag::NotSupported)
+      << "a conditional passed to a non-const reference"
+      << "pass a variable or an array element";
+  return nullptr;
 }
 
 bool FunctionLowering::usesPoisoned(const clang::Stmt *S) const {

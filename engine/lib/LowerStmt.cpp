@@ -160,9 +160,31 @@ StringRef describeConstruct(const clang::Stmt *S) {
   case clang::Stmt::StringLiteralClass:
     return "string literal";
   case clang::Stmt::InitListExprClass:
+  case clang::Stmt::CXXStdInitializerListExprClass:
     return "initializer list";
+  case clang::Stmt::BinaryConditionalOperatorClass:
+    return "?: without a middle operand";
+  case clang::Stmt::CompoundLiteralExprClass:
+    return "compound literal";
+  case clang::Stmt::VAArgExprClass:
+    return "va_arg";
+  case clang::Stmt::CXXDynamicCastExprClass:
+    return "dynamic_cast";
+  case clang::Stmt::CXXReinterpretCastExprClass:
+    return "reinterpret_cast";
+  case clang::Stmt::CXXConstCastExprClass:
+    return "const_cast";
+  case clang::Stmt::CXXTypeidExprClass:
+    return "typeid";
+  case clang::Stmt::AtomicExprClass:
+    return "atomic operation";
+  case clang::Stmt::CXXPseudoDestructorExprClass:
+    return "destructor call";
+  case clang::Stmt::CXXBindTemporaryExprClass:
+    return "temporary object";
   default:
-    return S->getStmtClassName();
+    // Never Clang's class name: users do not write those.
+    return "this construct";
   }
 }
 

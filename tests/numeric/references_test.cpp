@@ -282,3 +282,24 @@ TEST(References, CustomRuleTakesReferences) {
                     0.25 * g[0] - 0.5 * g[1], 1e-12L, 1e-12L);
   }
 }
+
+// A conditional lvalue bound to a const T& (fuzzer seed 251): read as a
+// copy.
+namespace refs {
+[[fluxion::grad]] double picks(double a, double b) {
+  return sq(a > b ? a : b) + sq(a < b ? a : b) * 0.5;
+}
+} // namespace refs
+
+TEST(References, ConditionalBoundToConstReference) {
+  for (auto p : {std::pair{1.5, -0.5}, {-0.25, 2.0}}) {
+    auto g = nt::check_gradient<double>(
+        [](const double *v) { return refs::picks(v[0], v[1]); },
+        [](const double *v, double *d) {
+          return refs::picks_grad(v[0], v[1], d, d + 1);
+        },
+        {p.first, p.second});
+    double hi = std::max(p.first, p.second), lo = std::min(p.first, p.second);
+    NT_EXPECT_EXACT(double, g[0], p.first == hi ? 2 * hi : lo);
+  }
+}

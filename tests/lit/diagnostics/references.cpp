@@ -45,5 +45,14 @@ double &at(double *a, int i) { return a[i]; }
   return r;
 }
 // CHECK: note: while differentiating 'm'
+
+// A conditional bound to a non-const reference (a const one reads a copy).
+void bump(double &v, double by) { v += by; }
+[[fluxion::grad]] double n(double a, double b) {
+  // CHECK: references.cpp:[[@LINE+1]]:8: error: fluxion: a conditional passed to a non-const reference is not supported in a differentiated function; pass a variable or an array element
+  bump(a > b ? a : b, 1.0);
+  return a * b;
+}
+// CHECK: note: while differentiating 'n'
 // CHECK-NOT: error:
-// CHECK: 5 errors generated.
+// CHECK: 6 errors generated.

@@ -20,6 +20,7 @@ enum class Diag {
   IncrementInExpr,      ///< an increment or assignment nested in an expression
   NoDerivative,         ///< %0: callee name
   IndirectCall,         ///< call through a pointer
+  NotSupported,         ///< %0: the construct, %1: what to do instead
   AliasedArguments,     ///< %0: callee; %1, %2: parameters given one address
   NotDifferentiable,    ///< %0: function; %1: why
   UnknownParam,         ///< %0: name, %1: function
