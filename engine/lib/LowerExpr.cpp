@@ -111,6 +111,11 @@ ExprP FunctionLowering::lowerExpr(const clang::Expr *E, Block &Pre) {
     C->K = ExprKind::Const;
     C->Ty = E->getType();
     C->Literal = E;
+    // __func__ names the primal function, also inside its derivatives and
+    // in fluxion-gen's output: its value, as a string.
+    if (const auto *PE = dyn_cast<PredefinedExpr>(E))
+      if (const StringLiteral *Name = PE->getFunctionName())
+        C->Literal = Name;
     C->Loc = E->getExprLoc();
     return C;
   }

@@ -45,6 +45,11 @@ KINK_RATIO = 0.75
 # inputs' contributions to rounding (x + 1e18 absorbs a step of 1e-6 even in
 # long double): such programs are compared across modes only.
 HUGE = 1e12
+# Rounding in the clone's finite differences: a result of magnitude |y|
+# carries an error of some ulps of long double (accumulated over the
+# program), which the quotient divides by the step h.
+FD_ROUNDING_ULPS = 1e3
+LD_EPS = 1.0842021724855044e-19
 # f_jacobian and f_hessian buffers are filled with this before the call.
 UNWRITTEN = 123456789.0
 # Round trip: plugin build vs fluxion-gen + g++ build.
@@ -391,6 +396,7 @@ class Checker:
         self.skips = {}
         self.kinky = False
         self.huge = False
+        self.ymax = 1.0
         self.prec = prog.prec
 
     def log(self, msg):
@@ -443,7 +449,8 @@ class Checker:
             return
         # The finite difference's own error is about |c1 - c2| (a second
         # derivative that jumps makes it O(h), which the kink test lets by).
-        tol = FD_RTOL[self.prec] * max(abs(c2), 1.0) + 2 * abs(c1 - c2)
+        tol = FD_RTOL[self.prec] * max(abs(c2), 1.0) + 2 * abs(c1 - c2) + \
+            FD_ROUNDING_ULPS * LD_EPS * self.ymax / FD_HREL[self.p.prec]
         ok = abs(ad - c2) <= tol
         self.log('%-28s ad=%-24.17g fd=%-24.17g %s' % (what, ad, c2, 'ok' if ok else 'FAIL'))
         if not ok:
@@ -480,6 +487,7 @@ class Checker:
             self.degenerate = True
             return
         self.huge = any(abs(v) > HUGE for v in Y + YR)
+        self.ymax = max([abs(v) for v in Y + YR] + [1.0])
         divergent = any(abs(a - b) > PRIMAL_RTOL[self.prec] * max(abs(b), 1.0)
                         for a, b in zip(Y, YR))
         if divergent:
