@@ -130,6 +130,20 @@ ExprP cast(QualType Ty, ExprP Sub) {
   return E;
 }
 
+const ExprP &conversionSource(const Expr &Cast) {
+  assert(Cast.K == ExprKind::Cast && "not a conversion");
+  const ExprP *Src = &Cast.Ops[0];
+  auto FloatToFloat = [](const Expr &E) {
+    return E.K == ExprKind::Cast && E.Ty->isRealFloatingType() &&
+           E.Ops[0]->Ty->isRealFloatingType();
+  };
+  if (!FloatToFloat(Cast))
+    return *Src;
+  while (FloatToFloat(**Src))
+    Src = &(*Src)->Ops[0];
+  return *Src;
+}
+
 ExprP cond(ExprP C, ExprP A, ExprP B, QualType Ty) {
   auto E = make(ExprKind::Cond, Ty);
   E->Ops = {std::move(C), std::move(A), std::move(B)};

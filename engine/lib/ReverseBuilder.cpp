@@ -1024,9 +1024,11 @@ void ReverseBuilder::propagate(const ExprP &E, ExprP Seed, Block &Rev) {
     else if (E->UOp == UO_Plus)
       propagate(E->Ops[0], Seed, Rev);
     return;
-  case ExprKind::Cast:
-    propagate(E->Ops[0], cast(E->Ops[0]->Ty, Seed), Rev);
+  case ExprKind::Cast: {
+    const ExprP &Src = conversionSource(*E);
+    propagate(Src, cast(Src->Ty, Seed), Rev);
     return;
+  }
   case ExprKind::Cond: {
     ExprP S = share(Seed, Rev);
     Block A, B;

@@ -74,7 +74,7 @@ ExprP TangentBuilder::tangent(const Expr &E) {
     return E.UOp == UO_Minus ? neg(T, Ty) : nullptr;
   }
   case ExprKind::Cast: {
-    ExprP T = tangent(*E.Ops[0]);
+    ExprP T = tangent(*conversionSource(E));
     return T && Ty->isRealFloatingType() ? cast(Ty, T) : nullptr;
   }
   case ExprKind::Cond: {

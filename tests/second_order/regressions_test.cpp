@@ -377,3 +377,55 @@ TEST(Regressions, CompoundAssignmentInAWiderType) {
     }
   }
 }
+
+// --- pow's second derivative at a zero exponent (fuzzer seed 8250) ---------
+// d/dx pow(x, y) = y x^(y-1) is 0 at y == 0, but its derivative in y there
+// is 1/x: a rule that selected 0 on y == 0 alone hid it from f_hessian.
+namespace reg {
+[[fluxion::grad]] [[fluxion::hessian]] [[fluxion::hvp]] double
+powAtZeroExponent(double a, double b) {
+  return std::pow(b * b + 0.125, a * b);
+}
+} // namespace reg
+
+TEST(Regressions, PowHessianAtZeroExponent) {
+  for (double b : {-0.71875, 0.5, 1.25}) {
+    double H[4];
+    reg::powAtZeroExponent_hessian(0.0, b, H);
+    const double B = b * b + 0.125;
+    EXPECT_NEAR(H[0], std::pow(std::log(B) * b, 2), 1e-12);
+    EXPECT_NEAR(H[1], std::log(B) + 2 * b * b / B, 1e-12);
+    EXPECT_NEAR(H[2], H[1], 1e-12);
+    // Against finite differences of the gradient, and f_hvp along e_a.
+    auto dB = [&](double bb) {
+      double da = 0, db = 0;
+      reg::powAtZeroExponent_grad(0.0, bb, &da, &db);
+      return da;
+    };
+    const double h = 1e-6;
+    EXPECT_NEAR(H[1], (dB(b + h) - dB(b - h)) / (2 * h), 1e-6);
+    double hv[2] = {0, 0};
+    reg::powAtZeroExponent_hvp(0.0, b, 1.0, 0.0, &hv[0], &hv[1]);
+    EXPECT_NEAR(hv[1], H[2], 1e-12);
+  }
+}
+
+// --- A chain of conversions passes its seed on unrounded (seed 8937) -------
+// (double)(float)x has derivative 1; rounding the seed to float on the way
+// made k * (double)(float)x - k * x + x differentiate to 0.5, not 1, once k
+// needed more digits than float has.
+namespace reg {
+[[fluxion::grad]] [[fluxion::jvp]] double throughFloat(double x) {
+  const double k = 1e10 + 0.5;
+  return k * static_cast<double>(static_cast<float>(x)) - k * x + x;
+}
+} // namespace reg
+
+TEST(Regressions, ConversionChainKeepsItsPrecision) {
+  for (double x : {0.875, -1.1, 3.0}) {
+    double dx = 0;
+    reg::throughFloat_grad(x, &dx);
+    EXPECT_NEAR(dx, 1.0, 1e-5);
+    EXPECT_NEAR(reg::throughFloat_jvp(x, 1.1), 1.1, 1e-5);
+  }
+}

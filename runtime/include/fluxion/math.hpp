@@ -350,11 +350,14 @@ template <class R> inline R atan2_dy(R x, R y, R) { return -x / (x * x + y * y);
 template <class R> inline R hypot_dx(R x, R, R v) { return v == 0 ? R(0) : x / v; }
 template <class R> inline R hypot_dy(R, R y, R v) { return v == 0 ? R(0) : y / v; }
 
-// As in JAX: d/dx is y x^(y-1) but 0 when y == 0 (also at x == 0, where the
-// formula gives 0 * inf); d/dy is log(x) x^y but 0 when x == 0 (where the
-// formula gives -inf * 0).
+// d/dx is y x^(y-1) but 0 at x == y == 0, where the formula gives 0 * inf
+// (JAX's value); d/dy is log(x) x^y but 0 when x == 0 (where the formula
+// gives -inf * 0). The exception for y == 0 is made only where it is
+// needed, at x == 0: elsewhere y x^(y-1) is already 0 there, and its own
+// derivative in y, x^-1, is what f_hvp and f_hessian must see (a select on
+// y == 0 alone hid it).
 template <class R> inline R pow_dx(R x, R y, R) {
-  return y == 0 ? R(0) : y * std::pow(x, y - 1);
+  return y == 0 && x == 0 ? R(0) : y * std::pow(x, y - 1);
 }
 template <class R> inline R pow_dy(R x, R, R v) {
   return x == 0 ? R(0) : v * std::log(x);

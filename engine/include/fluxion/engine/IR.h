@@ -205,6 +205,11 @@ ExprP neg(ExprP E, clang::QualType Ty);
 bool sameExpr(const Expr &A, const Expr &B);
 /// True for expressions cheap enough to repeat instead of naming.
 bool isTrivial(const Expr &E);
+/// The operand a conversion between floating types starts from, looking
+/// through a chain of such conversions: for (double)(float)x, x. Derivatives
+/// pass through the chain in one step (the derivative of each link is 1), so
+/// a seed or tangent is not rounded to the narrowest type on the way.
+const ExprP &conversionSource(const Expr &Cast);
 
 StmtP assign(ExprP LHS, ExprP RHS, clang::BinaryOperatorKind Op = clang::BO_Assign,
              clang::SourceLocation Loc = {});
