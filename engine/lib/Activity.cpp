@@ -91,6 +91,7 @@ bool ActivityInfo::isActive(const Expr &E) const {
   case ExprKind::VarRef:
     return Active.count(E.V);
   case ExprKind::Index:
+  case ExprKind::Member:
   case ExprKind::AddrOf:
   case ExprKind::Cast:
   case ExprKind::Unary:

@@ -204,7 +204,7 @@ static bool writesOutside(const Expr &LV) {
   if (Root->K == Var::Kind::Global)
     return true;
   return Root->K == Var::Kind::Param && Root->isPointer() &&
-         LV.K == ExprKind::Index;
+         (LV.K == ExprKind::Index || LV.K == ExprKind::Member);
 }
 
 bool Differentiator::logWrites(Block &B, ir::Function &F) {

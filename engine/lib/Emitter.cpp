@@ -179,7 +179,7 @@ Expr *Emitter::callOf(const ir::Expr &E) {
     if (I < E.Callee->getNumParams() && A.Ty->isPointerType()) {
       QualType P = E.Callee->getParamDecl(I)->getType().getNonReferenceType();
       if ((P->isArithmeticType() && !P->isBooleanType()) ||
-          P->isEnumeralType())
+          P->isEnumeralType() || P->isRecordType())
         AE = derefOf(AE);
     }
     if (!AE)
@@ -221,6 +221,26 @@ Expr *Emitter::expr(const ir::Expr &E) {
       Base = new (Ctx) ParenExpr(Loc, Loc, Base);
     ExprResult R = S.CreateBuiltinArraySubscriptExpr(Base, Loc, Idx, Loc);
     return R.isInvalid() ? bad("subscript") : R.get();
+  }
+  case ExprKind::Member: {
+    Expr *Base = expr(*E.Ops[0]);
+    if (!Base)
+      return nullptr;
+    // (*p).m reads better as p->m.
+    bool Arrow = false;
+    if (auto *UO = dyn_cast<UnaryOperator>(Base->IgnoreParens()))
+      if (UO->getOpcode() == UO_Deref) {
+        Base = UO->getSubExpr();
+        Arrow = true;
+      }
+    if (!Arrow && isa<BinaryOperator, ConditionalOperator>(Base->IgnoreImpCasts()))
+      Base = new (Ctx) ParenExpr(Loc, Loc, Base);
+    QualType Object = Arrow ? Base->getType()->getPointeeType() : Base->getType();
+    QualType Ty = E.Field->getType().getNonReferenceType();
+    if (Object.isConstQualified() && !E.Field->isMutable())
+      Ty.addConst();
+    return MemberExpr::CreateImplicit(Ctx, Base, Arrow, E.Field, Ty,
+                                      VK_LValue, OK_Ordinary);
   }
   case ExprKind::AddrOf: {
     Expr *Sub = expr(*E.Ops[0]);

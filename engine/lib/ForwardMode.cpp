@@ -25,9 +25,11 @@ using ir::Var;
 /// scalar, a pointer to the tangents for a pointer (const for inputs).
 static QualType tangentParamType(ASTContext &Ctx, QualType T) {
   if (const auto *RT = T->getAs<ReferenceType>()) {
-    // const T&: an input scalar, its tangent a value; T&: an output.
+    // const T&: an input scalar, its tangent a value; T&: an output. An
+    // object's tangent is an object of its class, given by address.
     QualType P = RT->getPointeeType();
-    return P.isConstQualified() ? P.getUnqualifiedType() : Ctx.getPointerType(P);
+    return P.isConstQualified() && !P->isRecordType() ? P.getUnqualifiedType()
+                                                      : Ctx.getPointerType(P);
   }
   if (T->isRealFloatingType())
     return T.getUnqualifiedType();

@@ -28,7 +28,8 @@ bool Expr::isOne() const {
 Var *Expr::rootVar() const {
   if (K == ExprKind::VarRef)
     return V;
-  if (K == ExprKind::Index || K == ExprKind::AddrOf || K == ExprKind::Cast)
+  if (K == ExprKind::Index || K == ExprKind::Member || K == ExprKind::AddrOf ||
+      K == ExprKind::Cast)
     return Ops[0]->rootVar();
   if (K == ExprKind::Binary && Ty->isPointerType()) // p + i
     return Ops[0]->Ty->isPointerType() || Ops[0]->Ty->isArrayType()
@@ -108,6 +109,13 @@ ExprP unary(UnaryOperatorKind Op, ExprP Sub, QualType Ty) {
 ExprP index(ExprP Base, ExprP Idx, QualType ElemTy) {
   auto E = make(ExprKind::Index, ElemTy);
   E->Ops = {std::move(Base), std::move(Idx)};
+  return E;
+}
+
+ExprP member(ExprP Base, FieldDecl *Field) {
+  auto E = make(ExprKind::Member, Field->getType().getNonReferenceType());
+  E->Field = Field;
+  E->Ops = {std::move(Base)};
   return E;
 }
 
@@ -240,6 +248,10 @@ bool sameExpr(const Expr &A, const Expr &B) {
     if (A.UOp != B.UOp)
       return false;
     break;
+  case ExprKind::Member:
+    if (A.Field != B.Field)
+      return false;
+    break;
   case ExprKind::Call:
     return false; // calls may have effects: never merged
   case ExprKind::FuncRef:
@@ -260,6 +272,7 @@ bool isTrivial(const Expr &E) {
     return true;
   case ExprKind::Index:
     return isTrivial(*E.Ops[0]) && isTrivial(*E.Ops[1]);
+  case ExprKind::Member:
   case ExprKind::Cast:
   case ExprKind::Unary:
     return isTrivial(*E.Ops[0]);
@@ -334,6 +347,10 @@ ExprP shadowOf(const Expr &E, ASTContext &Ctx,
   case ExprKind::Index: {
     ExprP Base = shadowOf(*E.Ops[0], Ctx, Shadow);
     return Base ? index(Base, E.Ops[1], E.Ty.getUnqualifiedType()) : nullptr;
+  }
+  case ExprKind::Member: {
+    ExprP Base = shadowOf(*E.Ops[0], Ctx, Shadow);
+    return Base ? member(Base, E.Field) : nullptr;
   }
   case ExprKind::AddrOf: {
     ExprP Sub = shadowOf(*E.Ops[0], Ctx, Shadow);
@@ -467,6 +484,10 @@ void print(const Expr &E, llvm::raw_ostream &OS) {
     OS << "[";
     print(*E.Ops[1], OS);
     OS << "]";
+    return;
+  case ExprKind::Member:
+    print(*E.Ops[0], OS);
+    OS << "." << E.Field->getName();
     return;
   case ExprKind::AddrOf:
     OS << "&";

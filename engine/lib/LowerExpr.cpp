@@ -134,6 +134,8 @@ ExprP FunctionLowering::lowerExpr(const clang::Expr *E, Block &Pre) {
       return nullptr;
     return index(Base, Idx, AS->getType());
   }
+  case clang::Stmt::MemberExprClass:
+    return lowerMember(cast<MemberExpr>(E), Pre);
   case clang::Stmt::UnaryOperatorClass:
     return lowerUnary(cast<UnaryOperator>(E), Pre);
   case clang::Stmt::BinaryOperatorClass:
@@ -242,13 +244,22 @@ ExprP FunctionLowering::addressOf(ExprP LV, QualType PtrTy) {
 ExprP FunctionLowering::lowerReferenceArg(const clang::Expr *A,
                                           QualType ParamTy, Block &Pre) {
   QualType Pointee = ParamTy.getNonReferenceType();
-  if (!Pointee->isArithmeticType() && !Pointee->isEnumeralType()) {
+  bool Object = Pointee->isRecordType();
+  if (Object ? !recordProblem(Pointee).empty()
+             : !Pointee->isArithmeticType() && !Pointee->isEnumeralType()) {
     Diags.report(A->getExprLoc(), Diag::UnsupportedType) << ParamTy
                                                           << "parameter";
     return nullptr;
   }
   QualType PtrTy = Ctx.getPointerType(Pointee);
   const clang::Expr *Inner = A->IgnoreParens();
+  if (Object && !isa<DeclRefExpr, MemberExpr, ArraySubscriptExpr,
+                     UnaryOperator>(Inner)) {
+    Diags.report(A->getExprLoc(), Diag::NotSupported)
+        << "a temporary object passed by reference"
+        << "pass an object that is a variable, a member or an array element";
+    return nullptr;
+  }
   if (const auto *MT = dyn_cast<MaterializeTemporaryExpr>(Inner)) {
     // A value bound to `const T&`: the callee reads a temporary.
     ExprP V = lowerExpr(MT->getSubExpr(), Pre);
@@ -304,6 +315,48 @@ ExprP FunctionLowering::lowerLValue(const clang::Expr *E, Block &Pre) {
     return nullptr;
   }
   return LV;
+}
+
+/// A data member of an object: `s.m` is a member of the lvalue s, `p->m` a
+/// member of p[0]. Member functions and static members are not data.
+ExprP FunctionLowering::lowerMember(const MemberExpr *E, Block &Pre) {
+  auto *Field = dyn_cast<FieldDecl>(E->getMemberDecl());
+  if (!Field || Field->isBitField()) {
+    if (!Field)
+      Diags.report(E->getMemberLoc(), Diag::NotSupported)
+          << "a static data member" << "pass its value as a parameter";
+    else
+      Diags.report(E->getMemberLoc(), Diag::NotSupported)
+          << "a bit-field" << "declare the member without a width";
+    return nullptr;
+  }
+  QualType Object = E->getBase()->getType();
+  if (E->isArrow())
+    Object = Object->getPointeeType();
+  if (isDifferentiableType(Field->getType()) &&
+      !isDifferentiableRecord(Object)) {
+    Diags.report(E->getMemberLoc(), Diag::NotSupported)
+        << ("reading member '" + Field->getNameAsString() + "' of " +
+            Object.getUnqualifiedType().getAsString())
+        << (recordProblem(Object) +
+            ", which derivatives cannot follow yet; pass the real numbers "
+            "to the function as a pointer or array parameter of their own");
+    return nullptr;
+  }
+  ExprP Base = lowerExpr(E->getBase(), Pre);
+  if (!Base)
+    return nullptr;
+  if (E->isArrow())
+    Base = index(Base, intConst(Ctx.IntTy, 0),
+                 E->getBase()->getType()->getPointeeType());
+  if (!Base->isLValue()) {
+    Diags.report(E->getExprLoc(), Diag::UnsupportedExpr)
+        << "member of a temporary object";
+    return nullptr;
+  }
+  ExprP M = member(Base, Field);
+  std::const_pointer_cast<ir::Expr>(M)->Loc = E->getMemberLoc();
+  return M;
 }
 
 ExprP FunctionLowering::lowerDeclRef(const DeclRefExpr *E) {
@@ -550,6 +603,28 @@ ExprP FunctionLowering::lowerCall(const CallExpr *E, Block &Pre,
            "element directly";
     return nullptr;
   }
+  // Objects are reached through pointers and references; a class value
+  // (a result, or an argument passed by value) would be a struct temporary.
+  if (isDifferentiableRecord(Callee->getReturnType())) {
+    Diags.report(E->getExprLoc(), Diag::NotDifferentiable)
+        << Callee
+        << ("it returns an object of class type " +
+            Callee->getReturnType().getAsString() +
+            "; write the result through a reference parameter instead ('" +
+            Callee->getReturnType().getAsString() + " &out')");
+    return nullptr;
+  }
+  for (const ParmVarDecl *P : Callee->parameters())
+    if (!P->getType()->isReferenceType() &&
+        isDifferentiableRecord(P->getType())) {
+      Diags.report(E->getExprLoc(), Diag::NotDifferentiable)
+          << Callee
+          << ("it takes an object of class type " + P->getType().getAsString() +
+              " by value; make parameter '" + P->getNameAsString() +
+              "' a const reference ('const " +
+              P->getType().getUnqualifiedType().getAsString() + " &')");
+      return nullptr;
+    }
   bool Position = returnsPositionInFirstRange(Callee) && E->getNumArgs() > 0;
   if (Position && TopLevel) {
     // Kept as a pointer (a local pointer variable): not supported.

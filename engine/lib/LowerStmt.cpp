@@ -31,31 +31,6 @@ using ir::ifStmt;
 using ir::addrOf;
 
 
-bool isDifferentiableScalar(QualType T) {
-  return T->isRealFloatingType();
-}
-
-QualType elementType(QualType T) {
-  if (const auto *PT = T->getAs<PointerType>())
-    return PT->getPointeeType();
-  if (const auto *AT = T->getAsArrayTypeUnsafe())
-    return AT->getElementType();
-  return QualType();
-}
-
-bool isDifferentiableType(QualType T) {
-  T = T.getNonReferenceType();
-  if (isDifferentiableScalar(T))
-    return true;
-  QualType E = elementType(T);
-  while (!E.isNull()) {
-    if (isDifferentiableScalar(E))
-      return true;
-    E = elementType(E);
-  }
-  return false;
-}
-
 std::unique_ptr<Function> FunctionLowering::lower(FunctionDecl *FD) {
   F = std::make_unique<Function>();
   F->Primal = FD;
@@ -69,7 +44,20 @@ std::unique_ptr<Function> FunctionLowering::lower(FunctionDecl *FD) {
     bool ByRef = false;
     if (const auto *RT = T->getAs<ReferenceType>()) {
       QualType Pointee = RT->getPointeeType();
-      if (!Pointee->isArithmeticType() && !Pointee->isEnumeralType()) {
+      std::string Problem = recordProblem(Pointee);
+      if (Pointee->isRecordType() && llvm::StringRef(Problem).starts_with("member")) {
+        // A class of the user's with a pointer to reals inside.
+        Diags.report(P->getLocation(), Diag::NotSupported)
+            << ("a parameter of type '" + T.getAsString() + "'")
+            << (Problem + ", which derivatives cannot follow yet; pass the "
+                          "real numbers as a pointer or array parameter of "
+                          "their own");
+        OK = false;
+        continue;
+      }
+      bool DataClass = Pointee->isRecordType() && Problem.empty();
+      if (!Pointee->isArithmeticType() && !Pointee->isEnumeralType() &&
+          !DataClass) {
         Diags.report(P->getLocation(), Diag::UnsupportedType) << T << "parameter";
         OK = false;
         continue;
@@ -106,6 +94,18 @@ bool FunctionLowering::checkType(QualType T, SourceLocation Loc,
   QualType U = T.getCanonicalType();
   if (U->isArithmeticType() || U->isEnumeralType())
     return true;
+  if (isDifferentiableRecord(U)) {
+    // Struct locals and copies are not lowered yet: objects are reached
+    // through pointers and references.
+    Diags.report(Loc, Diag::NotSupported)
+        << ("a " + What.str() + " of class type " + T.getAsString())
+        << (What == "parameter"
+                ? "pass it by reference ('const " +
+                      T.getUnqualifiedType().getAsString() + " &')"
+                : std::string("keep objects of this class in the caller and "
+                              "pass them by reference"));
+    return false;
+  }
   if (U->isConstantArrayType() || U->isPointerType()) {
     QualType E = elementType(U);
     if (!E.isNull() && (E->isArithmeticType() || E->isConstantArrayType() ||

@@ -92,6 +92,13 @@ private:
       visit(AS->getIdx(), Read);
       return;
     }
+    // A data member is part of the object: p->m and s.m use p's memory.
+    if (const auto *ME = dyn_cast<MemberExpr>(E)) {
+      if (isa<FieldDecl>(ME->getMemberDecl())) {
+        visit(ME->getBase(), U);
+        return;
+      }
+    }
     if (const auto *CE = dyn_cast<CastExpr>(E)) {
       // Loading an element reads it; loading the pointer itself, decays
       // and other conversions of a pointer keep the use.

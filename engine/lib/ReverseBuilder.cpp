@@ -240,7 +240,7 @@ static void collectReads(const Block &B, llvm::DenseSet<const Var *> &Reads) {
         Add(*E.Ops[1]);
         return;
       }
-      if (E.K == ExprKind::Cast) {
+      if (E.K == ExprKind::Cast || E.K == ExprKind::Member) {
         Parts(*E.Ops[0]);
         return;
       }
@@ -368,8 +368,9 @@ static bool mentions(const Expr &E, const Var *V, bool SkipRoot = false) {
   if (SkipRoot) {
     if (E.K == ExprKind::Index)
       return mentions(*E.Ops[0], V, true) || mentions(*E.Ops[1], V);
-    if (E.K == ExprKind::VarRef || E.K == ExprKind::Cast)
-      return E.K == ExprKind::Cast && mentions(*E.Ops[0], V, true);
+    if (E.K == ExprKind::VarRef || E.K == ExprKind::Cast ||
+        E.K == ExprKind::Member)
+      return E.K != ExprKind::VarRef && mentions(*E.Ops[0], V, true);
   }
   bool Found = false;
   forEachExpr(E, [&](const Expr &Sub) {
@@ -1016,6 +1017,7 @@ void ReverseBuilder::propagate(const ExprP &E, ExprP Seed, Block &Rev) {
   switch (E->K) {
   case ExprKind::VarRef:
   case ExprKind::Index:
+  case ExprKind::Member:
     Rev.push_back(assign(adjointOf(*E), Seed, BO_AddAssign));
     return;
   case ExprKind::Unary:

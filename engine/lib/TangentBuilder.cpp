@@ -66,6 +66,7 @@ ExprP TangentBuilder::tangent(const Expr &E) {
   switch (E.K) {
   case ExprKind::VarRef:
   case ExprKind::Index:
+  case ExprKind::Member:
     return tangentOf(E);
   case ExprKind::Unary: {
     ExprP T = tangent(*E.Ops[0]);

@@ -71,13 +71,56 @@ def ctype_own(t):
     return {'f': 'float', 'd': 'double', 'l': 'long double', 'i': 'int'}[t]
 
 
-def param_setup(p, clone, xname='X'):
+def struct_fill(q, obj, clone, value):
+    """Assignments of the struct q's floating members of object obj, in
+    the order of its flattened values (value(k) gives entry k); its int
+    member gets a constant."""
+    lines, k = [], 0
+    for m in q.members:
+        T = 'long double' if clone and m.t != 'i' else ctype_own(m.t)
+        if m.t == 'i':
+            lines.append('%s.%s = 3;' % (obj, m.name))
+        elif m.length is None:
+            lines.append('%s.%s = (%s)%s;' % (obj, m.name, T, value(k)))
+            k += 1
+        else:
+            for i in range(m.length):
+                lines.append('%s.%s[%d] = (%s)%s;' % (obj, m.name, i, T, value(k)))
+                k += 1
+    return lines
+
+
+def struct_entries(q, obj):
+    """The floating members of object obj of struct q, flattened."""
+    out = []
+    for m in q.members:
+        if m.t == 'i':
+            continue
+        if m.length is None:
+            out.append('%s.%s' % (obj, m.name))
+        else:
+            out += ['%s.%s[%d]' % (obj, m.name, i) for i in range(m.length)]
+    return out
+
+
+def param_setup(p, clone, xname='X', ns=None):
     """Declarations of the program's arguments from the flattened inputs,
-    and the argument list."""
+    and the argument list. ns: the namespace whose struct S the arguments
+    are (the program's, its clone's or its path copy's)."""
+    if ns is None:
+        ns = p.ns + ('_ref' if clone else '')
     lines, k = [], 0
     for q in p.params:
         T = 'long double' if clone and q.t != 'i' else ctype_own(q.t)
-        if q.kind == 'I':
+        if q.kind == 'ST':
+            lines.append('%s::S %s = {};' % (ns, q.name))
+            if q.active:
+                lines += struct_fill(q, q.name, clone,
+                                     lambda i, k=k: '%s[%d]' % (xname, k + i))
+                k += q.length
+            else:
+                lines += struct_fill(q, q.name, clone, lambda i: ld(q.value[i]))
+        elif q.kind == 'I':
             lines.append('int %s = %d;' % (q.name, q.value))
         elif q.kind == 'S':
             if q.active:
@@ -135,21 +178,24 @@ def driver(p):
         body = setup + [('Y[0] = %s;' % c) if p.ret else c + ';'] + copy_outputs(p)
         fn('eval_%s(const LD *X, LD *Y)' % ('ref' if clone else 'own'), body)
     # The path copy's hash at X.
-    setup, args = param_setup(p, True)
+    setup, args = param_setup(p, True, ns=ns + '_path')
     out.append('unsigned long long path(const LD *X) {')
     out.extend('  ' + l for l in setup)
     out += ['  fuzz::path_hash() = 0;', '  %s_path::f(%s);' % (ns, ', '.join(args)),
             '  return fuzz::path_hash();', '}']
     dps = diff_params(p)
 
-    def adjoints(T_of, prefix, seeds):
+    def adjoints(T_of, prefix, seeds, sns=ns):
         """Declarations of d_ (or hv_) buffers and their arguments; output
         buffers hold seeds from W when seeds is set."""
         decl, args, k = [], [], (1 if p.ret else 0)
         for q in dps:
             T = T_of(q)
             nm = prefix + q.name
-            if q.kind == 'S':
+            if q.kind == 'ST':
+                decl.append('%s::S %s = {};' % (sns, nm))
+                args.append('&' + nm)
+            elif q.kind == 'S':
                 decl.append('%s %s = 0;' % (T, nm))
                 args.append('&' + nm)
             else:
@@ -169,6 +215,12 @@ def driver(p):
             if q.kind == 'S':
                 lines.append('G[%d] = %s%s;' % (k, prefix, q.name))
                 k += 1
+            elif q.kind == 'ST':
+                for e in struct_entries(q, prefix + q.name):
+                    lines.append('G[%d] = %s;' % (k, e))
+                    k += 1
+                # Derivative code never writes an int member.
+                lines.append('std::printf("IX 0 %%d\\n", %s%s.k);' % (prefix, q.name))
             else:
                 for i in range(q.length):
                     lines.append('G[%d] = %s%s[%d];' % (k, prefix, q.name, i))
@@ -180,7 +232,14 @@ def driver(p):
         decl, args, k = [], [], 0
         for q in dps:
             T = ctype_own(q.t)
-            if q.kind == 'S':
+            if q.kind == 'ST':
+                decl.append('%s::S %s%s = {};' % (ns, pre, q.name))
+                decl += struct_fill(q, pre + q.name, False,
+                                    lambda i, k=k: '%s[%d]' % (src, k + i))
+                decl.append('%s%s.k = 0;' % (pre, q.name))
+                args.append('&%s%s' % (pre, q.name))
+                k += q.length
+            elif q.kind == 'S':
                 args.append('(%s)%s[%d]' % (T, src, k))
                 k += 1
             elif q.is_input:
@@ -212,7 +271,7 @@ def driver(p):
     if p.ret:
         # The clone's gradient (long double throughout).
         setup, args = param_setup(p, True)
-        decl, dargs = adjoints(lambda q: 'long double', 'd_', False)
+        decl, dargs = adjoints(lambda q: 'long double', 'd_', False, ns + '_ref')
         fn('grad_ref(const LD *X, LD *G)',
            setup + decl + ['%s_ref::f_grad(%s);' % (ns, ', '.join(args + dargs))]
            + gather('d_'))
@@ -584,6 +643,10 @@ class Checker:
             for (i, c), v in sorted(H.items()):
                 cross_check('f_hessian[%d][%d] vs f_hvp(e%d)' % (i, c, c), v[0],
                             HC[(i, c)][0])
+        written = self.vals('IX', 1)
+        if written and written[0] != 0:
+            self.fail.append("an adjoint struct's int member was written (%d)"
+                             % written[0])
         for tag, what in (('JX', 'f_jacobian'), ('HX', 'f_hessian')):
             beyond = self.vals(tag, 1)
             if beyond and beyond[0] > 0:

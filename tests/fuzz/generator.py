@@ -55,6 +55,8 @@ FEATURES = {
     'mixedhessian': '[[fluxion::hessian]] on functions mixing floating types',
     'refs': 'references: const T& parameters (of f and of helpers), void helpers '
             'writing through a T& (called on array elements)',
+    'structs': 'a struct of reals (scalar and array members of mixed types, an int '
+               'member) passed to f and to helpers as const S&, read as s.m and s.a[i]',
 }
 
 FLOAT_TYPES = ['f', 'd', 'l']
@@ -113,18 +115,32 @@ def dyadic(rng, lo=-1.5, hi=1.5):
     return round(rng.uniform(lo, hi) * 64) / 64.0
 
 
+class Member:
+    """A data member of the program's struct: a scalar (length None) or a
+    fixed-size array of type t."""
+    def __init__(self, name, t, length=None):
+        self.name, self.t, self.length = name, t, length
+
+    def decl(self):
+        if self.length is None:
+            return '%s %s;' % (CTYPE[self.t], self.name)
+        return '%s %s[%d];' % (CTYPE[self.t], self.name, self.length)
+
+
 class Param:
     # kind: S scalar, I int, CP const T*, OP T* output, CA const T a[L],
-    #       OA T a[L] output, RA non-const T a[L] that is only read.
+    #       OA T a[L] output, RA non-const T a[L] that is only read,
+    #       ST const S& (the program's struct, see Member).
     def __init__(self, name, kind, t, length=1):
         self.name, self.kind, self.t, self.length = name, kind, t, length
         self.active = kind != 'I'
-        self.value = None  # float (S), int (I) or list (arrays)
+        self.value = None  # float (S), int (I) or list (arrays, ST: flattened)
         self.ref = False   # S: passed as const T&
+        self.members = []  # ST: the struct's members
 
     @property
     def is_input(self):
-        return self.kind in ('S', 'CP', 'CA', 'RA')
+        return self.kind in ('S', 'CP', 'CA', 'RA', 'ST')
 
     @property
     def is_output(self):
@@ -135,6 +151,8 @@ class Param:
         return self.kind in ('CP', 'OP', 'CA', 'OA', 'RA')
 
     def decl(self):
+        if self.kind == 'ST':
+            return 'const S &%s' % self.name
         T = CTYPE[self.t]
         if self.kind == 'S' and self.ref:
             return 'const %s &%s' % (T, self.name)
@@ -167,6 +185,7 @@ class Helper:
         self.void = void
         self.custom = False
         self.ref_out = False  # a void helper writing through T &o
+        self.takes_struct = False  # a leading const S &q, before the others
 
 
 class Scope:
@@ -175,12 +194,26 @@ class Scope:
         self.ints = []     # int names
         self.arrays = []
         self.loops = []    # loop counters usable as indices (0 <= i < L)
+        self.struct = None # the name of a const S& in scope, if any
 
     def copy(self):
         s = Scope()
         s.vars, s.ints = list(self.vars), list(self.ints)
         s.arrays, s.loops = list(self.arrays), list(self.loops)
+        s.struct = self.struct
         return s
+
+    def add_struct(self, name, members):
+        """Makes the members of the const S& `name` readable."""
+        self.struct = name
+        for m in members:
+            if m.t == 'i':
+                self.ints.append('%s.%s' % (name, m.name))
+            elif m.length is None:
+                self.vars.append(Var('%s.%s' % (name, m.name), m.t, assignable=False))
+            else:
+                self.arrays.append(Arr('%s.%s' % (name, m.name), m.t, m.length,
+                                       True, False))
 
 
 class Generator:
@@ -201,6 +234,7 @@ class Generator:
         self.in_helper = False
         # At most one const local array in a fifth of the programs.
         self.const_arrays = 1 if self.rng.random() < 0.2 else 0
+        self.members = []          # the program's struct S, if it has one
 
     # -- small helpers -------------------------------------------------
     def on(self, feat):
@@ -355,11 +389,12 @@ class Generator:
     def call(self, sc, depth):
         cands = [h for h in self.helpers if not h.void and
                  (h.arr_param is None or
-                  [a for a in sc.arrays if a.readable and a.t == h.arr_param])]
+                  [a for a in sc.arrays if a.readable and a.t == h.arr_param]) and
+                 (not h.takes_struct or sc.struct)]
         if not cands:
             return None
         h = self.rng.choice(cands)
-        args = []
+        args = [sc.struct] if h.takes_struct else []
         if h.arr_param is not None:
             a = self.rng.choice([a for a in sc.arrays
                                  if a.readable and a.t == h.arr_param])
@@ -617,6 +652,10 @@ class Generator:
             pname = 'o' if void else 'p'
             decls.append('%s%s *%s' % ('' if void else 'const ', CTYPE[arr_t], pname))
             sc.arrays.append(Arr(pname, arr_t, 1, True, void))
+        takes_struct = bool(self.members) and not void and self.chance(0.4)
+        if takes_struct:
+            decls.insert(0, 'const S &q')
+            sc.add_struct('q', self.members)
         params = []
         for j in range(self.rng.randint(1, 3)):
             t = self.ftype()
@@ -652,6 +691,7 @@ class Generator:
         self.in_helper = False
         h = Helper(name, ret, params, text, arr_t, void)
         h.ref_out = ref_out
+        h.takes_struct = takes_struct
         return h
 
     def gen_custom(self):
@@ -689,8 +729,20 @@ class Generator:
             self.helpers.append(Helper(name, t, [t, t], text))
 
     # -- the annotated function ------------------------------------------
+    def gen_struct(self):
+        """The program's struct: one to three scalars, perhaps an array, and
+        an int member that derivatives leave alone."""
+        self.members = [Member('m%d' % j, self.ftype())
+                        for j in range(self.rng.randint(1, 3))]
+        if self.chance(0.5):
+            self.members.append(Member('a', self.ftype(), self.L))
+        self.members.append(Member('k', 'i'))
+        self.rng.shuffle(self.members)
+
     def generate(self):
         rng = self.rng
+        if self.on('structs') and self.chance(0.3):
+            self.gen_struct()
         if self.on('helpers'):
             for i in range(rng.randint(1, 3)):
                 self.helpers.append(self.gen_helper(i))
@@ -710,6 +762,13 @@ class Generator:
         for j, kind in enumerate(kinds):
             nm = {'CP': 'p', 'CA': 'a', 'OP': 'y', 'OA': 'z', 'RA': 'b'}[kind]
             params.append(Param(nm, kind, self.ftype(), self.L))
+        if self.members:
+            st = Param('s', 'ST', self.members[0].t if self.members[0].t != 'i'
+                       else self.members[1].t)
+            st.members = self.members
+            st.length = sum(1 if m.length is None else m.length
+                            for m in self.members if m.t != 'i')
+            params.append(st)
         if any(p.kind in ('CP', 'OP') for p in params) or (self.on('int') and self.chance(0.3)):
             params.append(Param('n', 'I', 'i'))
             self.bound = 'n'
@@ -723,7 +782,7 @@ class Generator:
                 p.value = dyadic(rng)
             elif p.kind == 'I':
                 p.value = self.L
-            elif p.is_array:
+            elif p.is_array or p.kind == 'ST':
                 p.value = [dyadic(rng) for _ in range(p.length)]
         scal = [p for p in params if p.kind == 'S']
         if self.on('kinks') and self.on('cmath') and scal and self.chance(0.4):
@@ -756,6 +815,8 @@ class Generator:
                 sc.ints.append(p.name)
             elif p.kind in ('CP', 'CA', 'RA'):
                 sc.arrays.append(Arr(p.name, p.t, p.length, True, False))
+            elif p.kind == 'ST':
+                sc.add_struct(p.name, p.members)
         lines = []
         for p in params:
             if p.is_output:
@@ -816,7 +877,7 @@ class Generator:
         no_ptr_outputs = not any(p.kind in ('OP', 'OA', 'RA') for p in params)
         fixed_only = all(p.kind in ('S', 'I', 'CA', 'OA', 'RA') for p in params)
         if self.on('hessian') and ret is not None and no_ptr_outputs and \
-                all(p.kind in ('S', 'I', 'CA', 'CP') for p in params) and \
+                all(p.kind in ('S', 'I', 'CA', 'CP', 'ST') for p in params) and \
                 (not mixed or self.on('mixedhessian')) and self.chance(0.5):
             modes.append('hessian')
         if self.on('jacobian') and fixed_only and self.chance(0.6):
@@ -826,11 +887,16 @@ class Generator:
                             ', '.join(p.decl() for p in params))
         body = '\n'.join(lines)
         helpers = '\n'.join(h.text for h in self.helpers)
+        if self.members:
+            helpers = 'struct S {\n%s\n};\n\n' % '\n'.join(
+                '  ' + m.decl() for m in self.members) + helpers
         if self.rules:
             helpers += '} // namespace %NS%\nnamespace fluxion::custom {\n' + self.rules + \
                 '} // namespace fluxion::custom\nnamespace %NS% {\n'
         for p in params:
             self.used.add(p.t) if p.t != 'i' else None
+            for m in p.members:
+                self.used.add(m.t) if m.t != 'i' else None
         if ret:
             self.used.add(ret)
         prec = 'f' if 'f' in self.used else ('d' if 'd' in self.used else 'l')
@@ -852,6 +918,7 @@ class Program:
         self.X0 = []
         for p in self.inputs:
             self.X0 += [p.value] if p.kind == 'S' else list(p.value)
+        self.struct_int = 3  # the value of the struct's int member
         self.V = [dyadic(rng, -1, 1) for _ in range(self.N)]
         self.W = [dyadic(rng, -1, 1) for _ in range(self.M)]
 

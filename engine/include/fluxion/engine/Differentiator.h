@@ -376,9 +376,11 @@ struct DualEntry {
 /// The type of the adjoint parameter for a parameter of type T.
 clang::QualType adjointParamType(clang::ASTContext &Ctx, clang::QualType T);
 /// A const T& input's tangent (and direction in f_hvp) is a T passed by
-/// value, which the IR reads through its address like the parameter.
+/// value, which the IR reads through its address like the parameter; for
+/// an object (const S&) it is a const S*, as for other non-scalar inputs.
 inline bool tangentPassedByValue(const ir::Var *P) {
-  return P->ByRef && P->Type->getPointeeType().isConstQualified();
+  clang::QualType Pointee = P->Type->getPointeeType();
+  return P->ByRef && Pointee.isConstQualified() && !Pointee->isRecordType();
 }
 
 /// True for a parameter declared as a fixed-size array of floating values

@@ -60,6 +60,8 @@ enum class ExprKind {
   Const,   ///< floating or integer literal
   VarRef,  ///< a variable (an lvalue)
   Index,   ///< Ops[0][Ops[1]] (an lvalue); Ops[0] is a pointer or array
+  Member,  ///< Ops[0].Field (an lvalue); Ops[0] an lvalue of class type
+           ///< (`p->m` is a member of `p[0]`)
   AddrOf,  ///< &Ops[0], Ops[0] a VarRef of a scalar
   Unary,   ///< UOp Ops[0]
   Binary,  ///< Ops[0] BOp Ops[1] (arithmetic, comparison, logical, pointer)
@@ -84,6 +86,8 @@ struct Expr {
   llvm::APFloat FVal{0.0};
   llvm::APSInt IVal;
   clang::FunctionDecl *Callee = nullptr;
+  /// Member: the data member read or written.
+  clang::FieldDecl *Field = nullptr;
   /// Const: a string literal or __func__, emitted as it is (printf formats,
   /// assert messages).
   const clang::Expr *Literal = nullptr;
@@ -92,7 +96,10 @@ struct Expr {
   bool isFloatConst() const { return K == ExprKind::Const && Ty->isRealFloatingType(); }
   bool isZero() const;
   bool isOne() const;
-  bool isLValue() const { return K == ExprKind::VarRef || K == ExprKind::Index; }
+  bool isLValue() const {
+    return K == ExprKind::VarRef || K == ExprKind::Index ||
+           K == ExprKind::Member;
+  }
   /// The variable at the root of an lvalue (x for x, x[i], x[i][j]).
   Var *rootVar() const;
 };
@@ -187,6 +194,7 @@ ExprP binary(clang::BinaryOperatorKind Op, ExprP L, ExprP R, clang::QualType Ty,
              clang::SourceLocation Loc = {});
 ExprP unary(clang::UnaryOperatorKind Op, ExprP E, clang::QualType Ty);
 ExprP index(ExprP Base, ExprP Idx, clang::QualType ElemTy);
+ExprP member(ExprP Base, clang::FieldDecl *Field);
 ExprP cast(clang::QualType Ty, ExprP E);
 ExprP cond(ExprP C, ExprP A, ExprP B, clang::QualType Ty);
 ExprP call(clang::FunctionDecl *Callee, llvm::ArrayRef<ExprP> Args,

@@ -66,6 +66,7 @@ private:
   ir::ExprP lowerExpr(const clang::Expr *E, ir::Block &Pre);
   ir::ExprP lowerCast(const clang::CastExpr *E, ir::Block &Pre);
   ir::ExprP lowerDeclRef(const clang::DeclRefExpr *E);
+  ir::ExprP lowerMember(const clang::MemberExpr *E, ir::Block &Pre);
   ir::ExprP lowerUnary(const clang::UnaryOperator *E, ir::Block &Pre);
   ir::ExprP lowerBinary(const clang::BinaryOperator *E, ir::Block &Pre);
   ir::ExprP lowerConditional(const clang::ConditionalOperator *E,
@@ -122,8 +123,18 @@ llvm::StringRef describeConstruct(const clang::Stmt *S);
 bool isDifferentiableScalar(clang::QualType T);
 /// Element type of a pointer or array type, else null type.
 clang::QualType elementType(clang::QualType T);
-/// True for floating scalars, and pointers/arrays of them.
+/// True for floating scalars, classes of them (isDifferentiableRecord), and
+/// pointers/arrays of either.
 bool isDifferentiableType(clang::QualType T);
+/// A class whose data members are all numbers, enums, fixed-size arrays of
+/// them or such classes again, with at least one floating member: a struct
+/// of reals (`struct Particle { double x, y, z, m; }`). Its floating members
+/// are differentiated; its adjoint is an object of the same class.
+bool isDifferentiableRecord(clang::QualType T);
+/// Why class T cannot be differentiated (a pointer to reals among its
+/// members, a base class, a member of a library type, ...), naming the
+/// member; empty when it is a struct of reals or of integers only.
+std::string recordProblem(clang::QualType T);
 
 } // namespace fluxion
 

@@ -1,0 +1,291 @@
+// Structs of reals (contract v2, "C++ types"): objects reached through
+// pointers and references (`const S*`, `S*`, `const S&`, `S&`), arrays of
+// them, nested structs and array members, read and written with `.` and
+// `->`, in annotated functions and in callees. The adjoint of an S is an S:
+// its floating members accumulate, its integer members are never touched.
+// Every derivative is checked against finite differences of the primal and,
+// across modes, by the dot-product test.
+#include <fluxion/fluxion.hpp>
+
+#include <cmath>
+#include <type_traits>
+
+#include "numeric_check.hpp"
+
+namespace structs {
+
+struct Vec3 {
+  double x, y, z;
+};
+struct Particle {
+  Vec3 pos;
+  double m;
+  int id; // never differentiated
+};
+
+double dist(const Vec3 &a, const Vec3 &b) {
+  double dx = a.x - b.x, dy = a.y - b.y, dz = a.z - b.z;
+  return std::sqrt(dx * dx + dy * dy + dz * dz);
+}
+
+// Gravitational potential energy of n particles: an array of structs read
+// through `.` and passed member-wise to a callee by const reference.
+[[fluxion::grad]] [[fluxion::jvp]] double energy(const Particle *ps, int n) {
+  double e = 0;
+  for (int i = 0; i < n; ++i)
+    for (int j = i + 1; j < n; ++j)
+      e -= ps[i].m * ps[j].m / dist(ps[i].pos, ps[j].pos);
+  return e;
+}
+
+// A const S& input next to a scalar.
+[[fluxion::grad]] [[fluxion::jvp]] double kinetic(const Particle &p,
+                                                  double vx) {
+  return 0.5 * p.m * vx * vx + p.pos.x * p.pos.y;
+}
+
+// Moves particles in place through `->` and `.`: every member is an input
+// and an output.
+void drift(Particle *p, double dt) {
+  p->pos.x += dt * p->pos.y * p->m;
+  p->pos.y = std::sin(p->pos.y) + dt * p->pos.z;
+}
+[[fluxion::grad]] [[fluxion::jvp]] void step(Particle *ps, int n, double dt) {
+  for (int i = 0; i < n; ++i)
+    drift(&ps[i], dt);
+  for (int i = 0; i + 1 < n; ++i)
+    ps[i].m *= ps[i + 1].pos.x;
+}
+
+// An in/out S&.
+[[fluxion::grad]] [[fluxion::jvp]] void scale(Vec3 &v, const double &k) {
+  v.x *= k;
+  v.y = v.y * v.x + k;
+  v.z = std::exp(v.z) * k;
+}
+
+// Array members: a layer of a small network.
+struct Layer {
+  double w[2][3];
+  double b[2];
+};
+[[fluxion::grad]] [[fluxion::jvp]] double mlp(const Layer &l, const double *x,
+                                              const Layer *out) {
+  double h[2];
+  for (int i = 0; i < 2; ++i) {
+    double s = l.b[i];
+    for (int j = 0; j < 3; ++j)
+      s += l.w[i][j] * x[j];
+    h[i] = std::tanh(s);
+  }
+  return out->w[0][0] * h[0] + out->w[0][1] * h[1] + out->b[0];
+}
+
+} // namespace structs
+
+using nt::ld;
+using structs::Layer;
+using structs::Particle;
+using structs::Vec3;
+
+namespace {
+// The reals of a Particle, in a fixed order (the int member excluded).
+double *reals(Particle &p, int k) {
+  double *r[4] = {&p.pos.x, &p.pos.y, &p.pos.z, &p.m};
+  return r[k];
+}
+double *reals(Layer &l, int k) { return k < 6 ? &l.w[k / 3][k % 3] : &l.b[k - 6]; }
+
+Particle particle(double x, double y, double z, double m, int id) {
+  Particle p;
+  p.pos = {x, y, z};
+  p.m = m;
+  p.id = id;
+  return p;
+}
+} // namespace
+
+TEST(Structs, GeneratedSignatures) {
+  // The adjoint of an S is an S; a const S& input's tangent is a const S*.
+  EXPECT_TRUE((std::is_same_v<decltype(&structs::energy_grad),
+                              double (*)(const Particle *, int, Particle *)>));
+  EXPECT_TRUE((std::is_same_v<decltype(&structs::kinetic_grad),
+                              double (*)(const Particle &, double, Particle *,
+                                         double *)>));
+  EXPECT_TRUE((std::is_same_v<decltype(&structs::scale_vjp),
+                              void (*)(Vec3 &, const double &, Vec3 *,
+                                       double *)>));
+}
+
+TEST(Structs, ArrayOfStructsAgainstFiniteDifferences) {
+  Particle ps[4] = {particle(0, 0, 0, 1, 7), particle(1, 0.5, 0, 2, 8),
+                    particle(0, 1.5, 1, 0.5, 9), particle(-1, 0.25, 2, 1.5, 10)};
+  Particle d[4] = {};
+  double e = structs::energy_grad(ps, 4, d);
+  EXPECT_EQ(e, structs::energy(ps, 4));
+  for (int i = 0; i < 4; ++i) {
+    EXPECT_EQ(d[i].id, 0) << "integer members are left alone";
+    for (int k = 0; k < 4; ++k) {
+      double *v = reals(ps[i], k);
+      double saved = *v;
+      ld fd = nt::central_diff<double>(
+          [&](double t) {
+            *v = t;
+            double r = structs::energy(ps, 4);
+            *v = saved;
+            return r;
+          },
+          saved);
+      NT_EXPECT_CLOSE(*reals(d[i], k), fd, 1e-6L, 1e-8L);
+    }
+  }
+  // Forward mode along a direction, against the gradient (dot test).
+  Particle t[4];
+  for (int i = 0; i < 4; ++i)
+    t[i] = particle(0.1 * i, -0.2, 0.3 * i, 0.05 * i - 0.1, 0);
+  ld dot = 0;
+  for (int i = 0; i < 4; ++i)
+    for (int k = 0; k < 4; ++k)
+      dot += static_cast<ld>(*reals(t[i], k)) * *reals(d[i], k);
+  NT_EXPECT_CLOSE(structs::energy_jvp(ps, 4, t), dot, 1e-12L, 1e-14L);
+}
+
+TEST(Structs, ConstReferenceInput) {
+  Particle p = particle(0.7, -1.2, 3, 2.5, 1);
+  Particle dp{};
+  double dvx = 0;
+  structs::kinetic_grad(p, 1.5, &dp, &dvx);
+  NT_EXPECT_CLOSE(dp.m, 0.5 * 1.5 * 1.5, 1e-14L, 0);
+  NT_EXPECT_CLOSE(dp.pos.x, -1.2, 1e-14L, 0);
+  NT_EXPECT_CLOSE(dp.pos.y, 0.7, 1e-14L, 0);
+  EXPECT_EQ(dp.pos.z, 0.0);
+  NT_EXPECT_CLOSE(dvx, 2.5 * 1.5, 1e-14L, 0);
+  Particle tp = particle(0.5, 1, 2, -1, 0);
+  NT_EXPECT_CLOSE(structs::kinetic_jvp(p, 1.5, &tp, 0.25),
+                  0.5 * dp.pos.x + 1 * dp.pos.y - 1 * dp.m + 0.25 * dvx, 1e-14L,
+                  1e-15L);
+}
+
+// step's map from the 4n reals of ps and dt to the 4n reals of ps: the
+// pullback of a seed against finite differences and against f_jvp.
+TEST(Structs, WrittenThroughPointersAgainstFiniteDifferences) {
+  const int n = 3;
+  Particle base[n] = {particle(0.3, 0.5, -0.2, 1.5, 1),
+                      particle(-0.4, 1.1, 0.6, 0.8, 2),
+                      particle(0.9, -0.7, 0.1, 1.2, 3)};
+  const double dt = 0.1;
+  Particle seed[n];
+  for (int i = 0; i < n; ++i)
+    seed[i] = particle(0.3 - i, 0.7, -0.5 + i, 0.2 * i + 0.1, 0);
+  auto weighted = [&](Particle *ps, double h) { // <seed, step(ps, h)>
+    structs::step(ps, n, h);
+    ld s = 0;
+    for (int i = 0; i < n; ++i)
+      for (int k = 0; k < 4; ++k)
+        s += static_cast<ld>(*reals(seed[i], k)) * *reals(ps[i], k);
+    return s;
+  };
+  Particle ps[n], d[n];
+  for (int i = 0; i < n; ++i) {
+    ps[i] = base[i];
+    d[i] = seed[i];
+    d[i].id = 0;
+  }
+  double ddt = 0;
+  structs::step_vjp(ps, n, dt, d, &ddt);
+  for (int i = 0; i < n; ++i) {
+    for (int k = 0; k < 4; ++k) {
+      ld fd = nt::central_diff<double>(
+          [&](double v) {
+            Particle c[n];
+            for (int j = 0; j < n; ++j)
+              c[j] = base[j];
+            *reals(c[i], k) = v;
+            return weighted(c, dt);
+          },
+          *reals(base[i], k));
+      NT_EXPECT_CLOSE(*reals(d[i], k), fd, 1e-6L, 1e-8L);
+    }
+  }
+  ld fdt = nt::central_diff<double>(
+      [&](double h) {
+        Particle c[n];
+        for (int j = 0; j < n; ++j)
+          c[j] = base[j];
+        return weighted(c, h);
+      },
+      dt);
+  NT_EXPECT_CLOSE(ddt, fdt, 1e-6L, 1e-8L);
+  // Dot test: <seed, J v> == <J^T seed, v>.
+  Particle v[n], t[n];
+  for (int i = 0; i < n; ++i) {
+    ps[i] = base[i];
+    v[i] = particle(0.2, -0.1 * i, 0.4, 0.3 - 0.1 * i, 0);
+    t[i] = v[i];
+  }
+  structs::step_jvp(ps, n, dt, t, 0.5);
+  ld lhs = 0, rhs = 0.5L * ddt;
+  for (int i = 0; i < n; ++i)
+    for (int k = 0; k < 4; ++k) {
+      lhs += static_cast<ld>(*reals(seed[i], k)) * *reals(t[i], k);
+      rhs += static_cast<ld>(*reals(v[i], k)) * *reals(d[i], k);
+    }
+  NT_EXPECT_CLOSE(lhs, rhs, 1e-12L, 1e-14L);
+}
+
+TEST(Structs, InOutReference) {
+  const Vec3 v0 = {0.8, -0.3, 0.4};
+  const double k = 1.7;
+  Vec3 v = v0, d = {0.5, -1.0, 2.0};
+  double dk = 0;
+  structs::scale_vjp(v, k, &d, &dk);
+  // v' = (k x, y k x + k, e^z k): J^T (0.5, -1, 2).
+  const double x = v0.x, y = v0.y, z = v0.z;
+  NT_EXPECT_CLOSE(d.x, 0.5 * k - 1.0 * y * k, 1e-14L, 1e-15L);
+  NT_EXPECT_CLOSE(d.y, -1.0 * k * x, 1e-14L, 1e-15L);
+  NT_EXPECT_CLOSE(d.z, 2.0 * std::exp(z) * k, 1e-14L, 1e-15L);
+  NT_EXPECT_CLOSE(dk, 0.5 * x - 1.0 * (y * x + 1) + 2.0 * std::exp(z), 1e-14L,
+                  1e-15L);
+  Vec3 w = v0, tw = {0.1, 0.2, 0.3};
+  structs::scale_jvp(w, k, &tw, -0.5);
+  NT_EXPECT_CLOSE(tw.x, 0.1 * k - 0.5 * x, 1e-14L, 1e-15L);
+  NT_EXPECT_CLOSE(w.x, k * x, 1e-15L, 0);
+}
+
+TEST(Structs, ArrayMembers) {
+  Layer l, out;
+  for (int k = 0; k < 8; ++k) {
+    *reals(l, k) = 0.3 * std::sin(1.0 + k);
+    *reals(out, k) = 0.5 * std::cos(2.0 + k);
+  }
+  const double x[3] = {0.5, -1.0, 2.0};
+  Layer dl{}, dout{};
+  double dx[3] = {0, 0, 0};
+  structs::mlp_grad(l, x, &out, &dl, dx, &dout);
+  for (int k = 0; k < 8; ++k) {
+    for (Layer *which : {&l, &out}) {
+      double *v = reals(*which, k);
+      double saved = *v;
+      ld fd = nt::central_diff<double>(
+          [&](double t) {
+            *v = t;
+            double r = structs::mlp(l, x, &out);
+            *v = saved;
+            return r;
+          },
+          saved);
+      NT_EXPECT_CLOSE(*reals(which == &l ? dl : dout, k), fd, 1e-6L, 1e-8L);
+    }
+  }
+  Layer tl, tout;
+  double tx[3] = {0.1, 0.2, -0.3};
+  ld dot = 0.1L * dx[0] + 0.2L * dx[1] - 0.3L * dx[2];
+  for (int k = 0; k < 8; ++k) {
+    *reals(tl, k) = 0.1 * k - 0.3;
+    *reals(tout, k) = 0.05 * k;
+    dot += static_cast<ld>(*reals(tl, k)) * *reals(dl, k) +
+           static_cast<ld>(*reals(tout, k)) * *reals(dout, k);
+  }
+  NT_EXPECT_CLOSE(structs::mlp_jvp(l, x, &out, &tl, tx, &tout), dot, 1e-12L,
+                  1e-14L);
+}
