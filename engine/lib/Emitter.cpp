@@ -608,7 +608,7 @@ bool Emitter::initialize(VarDecl *VD, Var *V) {
     return !VD->isInvalidDecl();
   }
   Expr *Init;
-  if (V->isArray()) {
+  if (V->isArray() || V->Type->isRecordType()) {
     Init = S.ActOnInitList(Loc, {}, Loc).get(); // = {}
   } else if (V->Type->isRealFloatingType() || V->Type->isIntegerType() ||
              V->Type->isEnumeralType()) {

@@ -33,6 +33,8 @@ static QualType tangentParamType(ASTContext &Ctx, QualType T) {
   }
   if (T->isRealFloatingType())
     return T.getUnqualifiedType();
+  if (T->isRecordType()) // an object passed by value: an input
+    return Ctx.getPointerType(T.getUnqualifiedType().withConst());
   return T; // const T* for inputs, T* for outputs: as the parameter itself
 }
 

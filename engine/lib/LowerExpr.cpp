@@ -254,7 +254,7 @@ ExprP FunctionLowering::lowerReferenceArg(const clang::Expr *A,
   QualType PtrTy = Ctx.getPointerType(Pointee);
   const clang::Expr *Inner = A->IgnoreParens();
   if (Object && !isa<DeclRefExpr, MemberExpr, ArraySubscriptExpr,
-                     UnaryOperator>(Inner)) {
+                     UnaryOperator>(Inner->IgnoreImpCasts())) {
     Diags.report(A->getExprLoc(), Diag::NotSupported)
         << "a temporary object passed by reference"
         << "pass an object that is a variable, a member or an array element";
@@ -614,17 +614,6 @@ ExprP FunctionLowering::lowerCall(const CallExpr *E, Block &Pre,
             Callee->getReturnType().getAsString() + " &out')");
     return nullptr;
   }
-  for (const ParmVarDecl *P : Callee->parameters())
-    if (!P->getType()->isReferenceType() &&
-        isDifferentiableRecord(P->getType())) {
-      Diags.report(E->getExprLoc(), Diag::NotDifferentiable)
-          << Callee
-          << ("it takes an object of class type " + P->getType().getAsString() +
-              " by value; make parameter '" + P->getNameAsString() +
-              "' a const reference ('const " +
-              P->getType().getUnqualifiedType().getAsString() + " &')");
-      return nullptr;
-    }
   bool Position = returnsPositionInFirstRange(Callee) && E->getNumArgs() > 0;
   if (Position && TopLevel) {
     // Kept as a pointer (a local pointer variable): not supported.
@@ -640,10 +629,23 @@ ExprP FunctionLowering::lowerCall(const CallExpr *E, Block &Pre,
   for (unsigned I = 0; I < E->getNumArgs(); ++I) {
     const clang::Expr *A = E->getArg(I);
     ExprP L;
-    if (I < Callee->getNumParams() &&
-        Callee->getParamDecl(I)->getType()->isReferenceType())
-      L = lowerReferenceArg(A, Callee->getParamDecl(I)->getType(), Pre);
-    else
+    QualType PT = I < Callee->getNumParams()
+                      ? Callee->getParamDecl(I)->getType()
+                      : QualType();
+    if (!PT.isNull() && PT->isReferenceType()) {
+      L = lowerReferenceArg(A, PT, Pre);
+    } else if (!PT.isNull() && isDifferentiableRecord(PT)) {
+      // An object passed by value is read in place (the callee does not
+      // write it: its own lowering checks): the copy's source, by address.
+      const clang::Expr *Src = A->IgnoreImplicit();
+      if (const auto *CE = dyn_cast<CXXConstructExpr>(Src))
+        if (CE->getNumArgs() == 1 && CE->getConstructor()->isTrivial())
+          Src = CE->getArg(0);
+      L = lowerReferenceArg(
+          Src, Ctx.getLValueReferenceType(PT.getUnqualifiedType().withConst()),
+          Pre);
+    } else
+
       L = lowerExpr(A, Pre);
     if (!L)
       return nullptr;

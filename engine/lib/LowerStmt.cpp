@@ -3,6 +3,8 @@
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Attr.h"
+#include "clang/AST/DeclCXX.h"
+#include "clang/AST/ExprCXX.h"
 
 using namespace clang;
 
@@ -65,6 +67,23 @@ std::unique_ptr<Function> FunctionLowering::lower(FunctionDecl *FD) {
       T = Ctx.getPointerType(Pointee);
       ByRef = true;
     }
+    if (isDifferentiableRecord(T)) {
+      // An object passed by value that the function only reads is read
+      // in place, like a const S&; the derivatives keep the by-value
+      // spelling.
+      if (paramMemoryUse(FD, P->getFunctionScopeIndex()).Written) {
+        Diags.report(P->getLocation(), Diag::NotSupported)
+            << ("writing to parameter '" + P->getNameAsString() +
+                "', an object passed by value")
+            << ("copy it into a local first ('" +
+                T.getUnqualifiedType().getAsString() + " t = " +
+                P->getNameAsString() + ";')");
+        OK = false;
+        continue;
+      }
+      T = Ctx.getPointerType(T.getUnqualifiedType().withConst());
+      ByRef = true;
+    }
     if (!checkType(T, P->getLocation(), "parameter"))
       OK = false;
     Var *V = F->makeVar(Var::Kind::Param,
@@ -95,15 +114,14 @@ bool FunctionLowering::checkType(QualType T, SourceLocation Loc,
   if (U->isArithmeticType() || U->isEnumeralType())
     return true;
   if (isDifferentiableRecord(U)) {
-    // Struct locals and copies are not lowered yet: objects are reached
-    // through pointers and references.
+    // Locals (and globals, read in place) are storage like arrays; a
+    // parameter by value is not lowered yet.
+    if (What != "parameter")
+      return true;
     Diags.report(Loc, Diag::NotSupported)
         << ("a " + What.str() + " of class type " + T.getAsString())
-        << (What == "parameter"
-                ? "pass it by reference ('const " +
-                      T.getUnqualifiedType().getAsString() + " &')"
-                : std::string("keep objects of this class in the caller and "
-                              "pass them by reference"));
+        << ("pass it by reference ('const " +
+            T.getUnqualifiedType().getAsString() + " &')");
     return false;
   }
   if (U->isConstantArrayType() || U->isPointerType()) {
@@ -451,6 +469,8 @@ bool FunctionLowering::lowerDecl(const DeclStmt *S, Block &Out) {
 bool FunctionLowering::lowerVarInit(Var *V, const Expr *Init, Block &Out) {
   if (V->isArray())
     return lowerArrayInit(ref(V), V->Type, Init, Out);
+  if (V->Type->isRecordType())
+    return lowerRecordInit(ref(V), V->Type, Init, Out);
   Init = Init->IgnoreImplicit();
   if (const auto *IL = dyn_cast<InitListExpr>(Init)) {
     if (IL->getNumInits() == 0) {
@@ -531,6 +551,11 @@ bool FunctionLowering::lowerExprStmt(const Expr *E, Block &Out) {
   if (const auto *UO = dyn_cast<UnaryOperator>(E))
     if (UO->isIncrementDecrementOp())
       return lowerIncrement(UO, Out);
+  if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(E))
+    if (const auto *M = dyn_cast_or_null<CXXMethodDecl>(Op->getDirectCallee()))
+      if (Op->getOperator() == OO_Equal && M->isTrivial() &&
+          isDifferentiableRecord(Op->getArg(0)->getType()))
+        return lowerRecordAssignment(Op, Out);
   if (const auto *Call = dyn_cast<CallExpr>(E)) {
     ExprP C = lowerCall(Call, Out, /*TopLevel=*/true);
     if (!C)

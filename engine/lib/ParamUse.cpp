@@ -7,7 +7,7 @@
 // and notes how the pointed-to memory is used.
 //
 //===----------------------------------------------------------------------===//
-#include "fluxion/engine/Differentiator.h"
+#include "fluxion/engine/Lowering.h"
 
 #include "clang/AST/Decl.h"
 #include "clang/AST/Expr.h"

@@ -56,7 +56,8 @@ FEATURES = {
     'refs': 'references: const T& parameters (of f and of helpers), void helpers '
             'writing through a T& (called on array elements)',
     'structs': 'a struct of reals (scalar and array members of mixed types, an int '
-               'member) passed to f and to helpers as const S&, read as s.m and s.a[i]',
+               'member) passed to f and to helpers as const S& or by value, read as '
+               's.m and s.a[i], copied into locals whose members are written',
 }
 
 FLOAT_TYPES = ['f', 'd', 'l']
@@ -152,7 +153,7 @@ class Param:
 
     def decl(self):
         if self.kind == 'ST':
-            return 'const S &%s' % self.name
+            return ('const S &%s' if self.ref else 'S %s') % self.name
         T = CTYPE[self.t]
         if self.kind == 'S' and self.ref:
             return 'const %s &%s' % (T, self.name)
@@ -509,6 +510,8 @@ class Generator:
         if self.on('voidhelpers') and any(h.void and not h.custom for h in self.helpers) \
                 and writable:
             kinds += ['vcall']
+        if sc.struct and self.on('structs'):
+            kinds += ['scopy']
         if in_loop and self.on('breakcont'):
             kinds += ['brk']
         if ret_t is not None and self.on('earlyreturn') and not self.in_helper \
@@ -621,6 +624,19 @@ class Generator:
                 e, _ = self.expr(sc, 1)
                 args.append(e)
             return ['%s%s(%s);' % (pad, h.name, ', '.join(args))]
+        if k == 'scopy':
+            # A local copy of the struct in scope, whose members the rest of
+            # the block reads and writes.
+            name = self.fresh('c')
+            for m in self.members:
+                mn = '%s.%s' % (name, m.name)
+                if m.t == 'i':
+                    sc.ints.append(mn)
+                elif m.length is None:
+                    sc.vars.append(Var(mn, m.t))
+                else:
+                    sc.arrays.append(Arr(mn, m.t, m.length, True, True))
+            return ['%sS %s = %s;' % (pad, name, sc.struct)]
         if k == 'brk':
             c = self.cond(sc, 1)
             return ['%sif %s %s;' % (pad, c, self.rng.choice(['break', 'continue']))]
@@ -654,7 +670,7 @@ class Generator:
             sc.arrays.append(Arr(pname, arr_t, 1, True, void))
         takes_struct = bool(self.members) and not void and self.chance(0.4)
         if takes_struct:
-            decls.insert(0, 'const S &q')
+            decls.insert(0, 'const S &q' if self.chance(0.6) else 'S q')
             sc.add_struct('q', self.members)
         params = []
         for j in range(self.rng.randint(1, 3)):
@@ -766,6 +782,7 @@ class Generator:
             st = Param('s', 'ST', self.members[0].t if self.members[0].t != 'i'
                        else self.members[1].t)
             st.members = self.members
+            st.ref = self.chance(0.6)  # else by value
             st.length = sum(1 if m.length is None else m.length
                             for m in self.members if m.t != 'i')
             params.append(st)

@@ -81,6 +81,46 @@ struct Layer {
   return out->w[0][0] * h[0] + out->w[0][1] * h[1] + out->b[0];
 }
 
+// Struct locals: aggregate initialisation (missing members zeroed), value
+// initialisation, copies from array elements and members, whole-object
+// assignment, a local passed to callees by reference (in and out), and
+// locals overwritten in a loop (their members are recorded like scalars).
+void sub(const Vec3 &a, const Vec3 &b, Vec3 &out) {
+  out.x = a.x - b.x;
+  out.y = a.y - b.y;
+  out.z = a.z - b.z;
+}
+double dot(const Vec3 &a, const Vec3 &b) {
+  return a.x * b.x + a.y * b.y + a.z * b.z;
+}
+[[fluxion::grad]] [[fluxion::jvp]] double locals(const Particle *ps, int n,
+                                                 double k) {
+  double e = 0;
+  Vec3 acc{};
+  for (int i = 0; i + 1 < n; ++i) {
+    Vec3 d;
+    sub(ps[i + 1].pos, ps[i].pos, d);
+    Particle q = ps[i]; // a copy, int member included
+    Vec3 w = {d.x * k, d.y, q.m * d.z};
+    w.y += std::sin(q.pos.z);
+    q = ps[i + 1];
+    acc.x += w.x * q.m;
+    acc.y = acc.y * 0.5 + w.y;
+    e += dot(d, w) / (1 + dot(d, d)) + q.pos.x * k;
+  }
+  Vec3 last = acc;
+  Vec3 part = {last.x}; // y and z zeroed
+  return e + dot(last, acc) + dot(part, last);
+}
+
+// Objects passed by value, to the annotated function and to a callee: read
+// in place; the adjoint is an S*, the tangent a const S*.
+double norm2(Vec3 v) { return v.x * v.x + v.y * v.y + v.z * v.z; }
+[[fluxion::grad]] [[fluxion::jvp]] double byValue(Vec3 a, const Vec3 *b,
+                                                  double s) {
+  return norm2(a) * s + norm2(b[0]) * a.x + std::cos(a.z * b[0].y);
+}
+
 } // namespace structs
 
 using nt::ld;
@@ -250,6 +290,73 @@ TEST(Structs, InOutReference) {
   structs::scale_jvp(w, k, &tw, -0.5);
   NT_EXPECT_CLOSE(tw.x, 0.1 * k - 0.5 * x, 1e-14L, 1e-15L);
   NT_EXPECT_CLOSE(w.x, k * x, 1e-15L, 0);
+}
+
+TEST(Structs, LocalsAndCopies) {
+  Particle ps[4] = {particle(0.3, 0.5, -0.2, 1.5, 1),
+                    particle(-0.4, 1.1, 0.6, 0.8, 2),
+                    particle(0.9, -0.7, 0.1, 1.2, 3),
+                    particle(0.2, 0.4, -0.9, 0.6, 4)};
+  const double k = 0.7;
+  Particle d[4] = {};
+  double dk = 0;
+  double e = structs::locals_grad(ps, 4, k, d, &dk);
+  EXPECT_EQ(e, structs::locals(ps, 4, k));
+  for (int i = 0; i < 4; ++i) {
+    EXPECT_EQ(d[i].id, 0);
+    for (int c = 0; c < 4; ++c) {
+      double *v = reals(ps[i], c);
+      double saved = *v;
+      ld fd = nt::central_diff<double>(
+          [&](double t) {
+            *v = t;
+            double r = structs::locals(ps, 4, k);
+            *v = saved;
+            return r;
+          },
+          saved);
+      NT_EXPECT_CLOSE(*reals(d[i], c), fd, 1e-6L, 1e-8L);
+    }
+  }
+  ld fdk = nt::central_diff<double>(
+      [&](double t) { return structs::locals(ps, 4, t); }, k);
+  NT_EXPECT_CLOSE(dk, fdk, 1e-6L, 1e-8L);
+  Particle t[4];
+  ld dot = 0.3L * dk;
+  for (int i = 0; i < 4; ++i) {
+    t[i] = particle(0.1 * i, -0.2, 0.05 * i, 0.3 - 0.1 * i, 0);
+    for (int c = 0; c < 4; ++c)
+      dot += static_cast<ld>(*reals(t[i], c)) * *reals(d[i], c);
+  }
+  NT_EXPECT_CLOSE(structs::locals_jvp(ps, 4, k, t, 0.3), dot, 1e-12L, 1e-14L);
+}
+
+TEST(Structs, ObjectsByValue) {
+  EXPECT_TRUE((std::is_same_v<decltype(&structs::byValue_grad),
+                              double (*)(Vec3, const Vec3 *, double, Vec3 *,
+                                         Vec3 *, double *)>));
+  EXPECT_TRUE((std::is_same_v<decltype(&structs::byValue_jvp),
+                              double (*)(Vec3, const Vec3 *, double,
+                                         const Vec3 *, const Vec3 *, double)>));
+  const Vec3 a = {0.4, -1.1, 0.7}, b = {1.3, 0.2, -0.5};
+  const double s = 1.9;
+  Vec3 da{}, db{};
+  double ds = 0;
+  structs::byValue_grad(a, &b, s, &da, &db, &ds);
+  const double nb = b.x * b.x + b.y * b.y + b.z * b.z;
+  const double sn = std::sin(a.z * b.y);
+  NT_EXPECT_CLOSE(da.x, 2 * a.x * s + nb, 1e-14L, 1e-15L);
+  NT_EXPECT_CLOSE(da.y, 2 * a.y * s, 1e-14L, 1e-15L);
+  NT_EXPECT_CLOSE(da.z, 2 * a.z * s - sn * b.y, 1e-14L, 1e-15L);
+  NT_EXPECT_CLOSE(db.x, 2 * b.x * a.x, 1e-14L, 1e-15L);
+  NT_EXPECT_CLOSE(db.y, 2 * b.y * a.x - sn * a.z, 1e-14L, 1e-15L);
+  NT_EXPECT_CLOSE(db.z, 2 * b.z * a.x, 1e-14L, 1e-15L);
+  NT_EXPECT_CLOSE(ds, a.x * a.x + a.y * a.y + a.z * a.z, 1e-14L, 1e-15L);
+  const Vec3 ta = {0.1, 0.2, -0.3}, tb = {-0.2, 0.5, 0.4};
+  ld dot = 0.1L * da.x + 0.2L * da.y - 0.3L * da.z - 0.2L * db.x +
+           0.5L * db.y + 0.4L * db.z + 0.6L * ds;
+  NT_EXPECT_CLOSE(structs::byValue_jvp(a, &b, s, &ta, &tb, 0.6), dot, 1e-13L,
+                  1e-14L);
 }
 
 TEST(Structs, ArrayMembers) {

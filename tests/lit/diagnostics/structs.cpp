@@ -12,14 +12,22 @@ struct Span {
   int n;
 };
 
-// CHECK: structs.cpp:[[@LINE+1]]:33: error: fluxion: a parameter of class type Vec3 is not supported in a differentiated function; pass it by reference ('const Vec3 &')
-[[fluxion::grad]] double a(Vec3 v) { return v.x; }
+// An object passed by value is read in place: writing to it is refused.
+// CHECK: structs.cpp:[[@LINE+1]]:33: error: fluxion: writing to parameter 'v', an object passed by value is not supported in a differentiated function; copy it into a local first ('Vec3 t = v;')
+[[fluxion::grad]] double a(Vec3 v) {
+  v.x *= 2;
+  return v.x;
+}
 // CHECK: note: while differentiating 'a'
 
-[[fluxion::grad]] double b(const Vec3 *v) {
-  // CHECK: structs.cpp:[[@LINE+1]]:8: error: fluxion: a local variable of class type Vec3 is not supported in a differentiated function; keep objects of this class in the caller and pass them by reference
-  Vec3 w = v[0];
-  return w.x;
+// Locals are copied member by member; a large object is not.
+struct Grid {
+  double u[20][20];
+};
+[[fluxion::grad]] double b(const Grid &g) {
+  // CHECK: structs.cpp:[[@LINE+1]]:12: error: fluxion: copying an object of 400 numbers is not supported in a differentiated function; pass it by reference, or copy the members that change
+  Grid c = g;
+  return c.u[1][2];
 }
 
 Vec3 sub(const Vec3 &l, const Vec3 &r) { return {l.x - r.x, l.y - r.y, l.z - r.z}; }
@@ -28,11 +36,6 @@ Vec3 sub(const Vec3 &l, const Vec3 &r) { return {l.x - r.x, l.y - r.y, l.z - r.z
   return sub(v[0], v[1]).x;
 }
 
-double first(Vec3 v) { return v.x; }
-[[fluxion::grad]] double d(const Vec3 *v) {
-  // CHECK: structs.cpp:[[@LINE+1]]:10: error: fluxion: cannot generate derivatives of 'first': it takes an object of class type Vec3 by value; make parameter 'v' a const reference ('const Vec3 &')
-  return first(v[1]);
-}
 
 // A pointer to reals inside a class: refused, not silently left without
 // derivative, as a parameter and where a member is read.

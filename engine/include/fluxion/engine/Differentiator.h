@@ -388,14 +388,6 @@ inline bool tangentPassedByValue(const ir::Var *P) {
 /// rows of f_jacobian.
 bool isFixedSizeOutput(clang::ASTContext &Ctx, const clang::ParmVarDecl *P);
 
-/// How the body of Def (and of the callees it passes the parameter to) uses
-/// the memory behind its pointer or array parameter I (ParamUse.cpp).
-/// Memory passed where it cannot be followed counts as read and written.
-struct ParamMemoryUse {
-  bool Read = false;
-  bool Written = false;
-};
-ParamMemoryUse paramMemoryUse(const clang::FunctionDecl *Def, unsigned I);
 
 } // namespace fluxion
 

@@ -41,6 +41,17 @@ private:
   bool lowerVarInit(ir::Var *V, const clang::Expr *Init, ir::Block &Out);
   bool lowerArrayInit(ir::ExprP Base, clang::QualType Ty,
                       const clang::Expr *Init, ir::Block &Out);
+  // Objects of structs of reals (LowerRecord.cpp): initialisation and
+  // copies become member-wise assignments, so later passes see scalars.
+  bool lowerRecordInit(ir::ExprP Base, clang::QualType Ty,
+                       const clang::Expr *Init, ir::Block &Out);
+  bool copyMembers(ir::ExprP Dst, ir::ExprP Src, clang::QualType Ty,
+                   clang::SourceLocation Loc, ir::Block &Out);
+  void zeroMembers(ir::ExprP Dst, clang::QualType Ty, clang::SourceLocation Loc,
+                   ir::Block &Out);
+  /// `a = b` of class type (the trivial operator=): member-wise.
+  bool lowerRecordAssignment(const clang::CXXOperatorCallExpr *E,
+                             ir::Block &Out);
   bool lowerExprStmt(const clang::Expr *E, ir::Block &Out);
   bool lowerAssignment(const clang::BinaryOperator *BO, ir::Block &Out);
   bool lowerIncrement(const clang::UnaryOperator *UO, ir::Block &Out);
@@ -114,6 +125,15 @@ private:
   llvm::SmallPtrSet<const clang::VarDecl *, 4> Poisoned;
   bool usesPoisoned(const clang::Stmt *S) const;
 };
+
+/// How the body of Def (and of the callees it passes the parameter to) uses
+/// the memory behind its pointer, array, reference or object parameter I (ParamUse.cpp).
+/// Memory passed where it cannot be followed counts as read and written.
+struct ParamMemoryUse {
+  bool Read = false;
+  bool Written = false;
+};
+ParamMemoryUse paramMemoryUse(const clang::FunctionDecl *Def, unsigned I);
 
 /// How the user spells the construct S ("goto", "try", "member access").
 llvm::StringRef describeConstruct(const clang::Stmt *S);

@@ -1,0 +1,171 @@
+//===- LowerRecord.cpp - Objects of structs of reals, member by member ----===//
+//
+// An object of a struct of reals is storage, like an array: its members are
+// lvalues (ir::Member). Initialising or copying a whole object lowers to one
+// assignment per scalar member (arrays element by element, nested structs
+// recursively), so that activity, recording and the builders only ever see
+// scalar assignments, as for arrays.
+//
+//===----------------------------------------------------------------------===//
+#include "fluxion/engine/Lowering.h"
+
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/DeclCXX.h"
+#include "clang/AST/ExprCXX.h"
+
+using namespace clang;
+
+namespace fluxion {
+using ir::assign;
+using ir::Block;
+using ir::ExprP;
+using ir::floatConst;
+using ir::index;
+using ir::intConst;
+using ir::member;
+
+static const RecordDecl *recordOf(QualType T) {
+  const auto *RD = T.getCanonicalType()->getAsRecordDecl();
+  return RD ? RD->getDefinition() : nullptr;
+}
+
+/// Calls Leaf(dst, src) for every scalar in an object or array of type Ty,
+/// with the lvalues reached from Dst (and from Src, when given).
+static void forEachScalar(ASTContext &Ctx, ExprP Dst, ExprP Src, QualType Ty,
+                          llvm::function_ref<void(ExprP, ExprP, QualType)> Leaf) {
+  QualType T = Ty.getCanonicalType();
+  if (const auto *AT = Ctx.getAsConstantArrayType(T)) {
+    QualType Elem = AT->getElementType();
+    for (uint64_t I = 0, N = AT->getSize().getZExtValue(); I < N; ++I) {
+      ExprP Idx = intConst(Ctx.IntTy, I);
+      forEachScalar(Ctx, index(Dst, Idx, Elem),
+                    Src ? index(Src, Idx, Elem) : nullptr, Elem, Leaf);
+    }
+    return;
+  }
+  if (const RecordDecl *RD = recordOf(T)) {
+    for (FieldDecl *F : RD->fields())
+      forEachScalar(Ctx, member(Dst, F), Src ? member(Src, F) : nullptr,
+                    F->getType(), Leaf);
+    return;
+  }
+  Leaf(Dst, Src, T.getUnqualifiedType());
+}
+
+static ExprP zeroOf(QualType T) {
+  return T->isRealFloatingType() ? floatConst(T, 0) : intConst(T, 0);
+}
+
+/// Copies are written out member by member; past this many numbers a copy
+/// is refused rather than unrolled.
+static constexpr unsigned MaxCopiedScalars = 256;
+
+bool FunctionLowering::copyMembers(ExprP Dst, ExprP Src, QualType Ty,
+                                   SourceLocation Loc, Block &Out) {
+  unsigned N = 0;
+  forEachScalar(Ctx, Dst, Src, Ty, [&](ExprP, ExprP, QualType) { ++N; });
+  if (N > MaxCopiedScalars) {
+    Diags.report(Loc, Diag::NotSupported)
+        << ("copying an object of " + std::to_string(N) + " numbers")
+        << "pass it by reference, or copy the members that change";
+    return false;
+  }
+  forEachScalar(Ctx, Dst, Src, Ty, [&](ExprP D, ExprP S, QualType) {
+    Out.push_back(assign(D, S, BO_Assign, Loc));
+  });
+  return true;
+}
+
+void FunctionLowering::zeroMembers(ExprP Dst, QualType Ty, SourceLocation Loc,
+                                   Block &Out) {
+  forEachScalar(Ctx, Dst, nullptr, Ty, [&](ExprP D, ExprP, QualType T) {
+    Out.push_back(assign(D, zeroOf(T), BO_Assign, Loc));
+  });
+}
+
+bool FunctionLowering::lowerRecordInit(ExprP Base, QualType Ty,
+                                       const clang::Expr *Init, Block &Out) {
+  Init = Init->IgnoreImplicit();
+  if (const auto *IL = dyn_cast<InitListExpr>(Init)) {
+    // Aggregate and designated initialisation: Sema has put the
+    // initialisers in member order and filled the missing ones.
+    const RecordDecl *RD = recordOf(Ty);
+    unsigned I = 0;
+    bool OK = true;
+    for (FieldDecl *F : RD->fields()) {
+      const clang::Expr *E = I < IL->getNumInits() ? IL->getInit(I) : nullptr;
+      ++I;
+      ExprP Slot = member(Base, F);
+      QualType FT = F->getType();
+      if (!E || isa<ImplicitValueInitExpr>(E)) {
+        zeroMembers(Slot, FT, Init->getBeginLoc(), Out);
+        continue;
+      }
+      if (FT->isConstantArrayType())
+        OK &= lowerArrayInit(Slot, FT, E, Out);
+      else if (FT->isRecordType())
+        OK &= lowerRecordInit(Slot, FT, E, Out);
+      else if (ExprP V = lowerExpr(E, Out))
+        Out.push_back(assign(Slot, ir::cast(FT.getUnqualifiedType(), V),
+                             BO_Assign, E->getBeginLoc()));
+      else
+        OK = false;
+    }
+    return OK;
+  }
+  if (isa<CXXScalarValueInitExpr>(Init)) {
+    zeroMembers(Base, Ty, Init->getBeginLoc(), Out);
+    return true;
+  }
+  if (const auto *CE = dyn_cast<CXXConstructExpr>(Init)) {
+    const CXXConstructorDecl *Ctor = CE->getConstructor();
+    if (CE->getNumArgs() == 0 && Ctor->isTrivial()) {
+      // `S s;` leaves the members as they are; `S s{}` / `S()` zeroes them.
+      if (CE->requiresZeroInitialization() ||
+          isa<CXXTemporaryObjectExpr>(CE))
+        zeroMembers(Base, Ty, Init->getBeginLoc(), Out);
+      return true;
+    }
+    if (CE->getNumArgs() == 1 && Ctor->isTrivial() &&
+        (Ctor->isCopyConstructor() || Ctor->isMoveConstructor())) {
+      ExprP Src = lowerExpr(CE->getArg(0), Out);
+      if (!Src)
+        return false;
+      if (!Src->isLValue()) {
+        Diags.report(CE->getArg(0)->getExprLoc(), Diag::NotSupported)
+            << "copying this object" << "copy a variable, a member or an "
+                                        "array element";
+        return false;
+      }
+      return copyMembers(Base, Src, Ty, CE->getBeginLoc(), Out);
+    }
+  }
+  Diags.report(Init->getBeginLoc(), Diag::NotSupported)
+      << ("this initialisation of an object of class type " +
+          Ty.getUnqualifiedType().getAsString())
+      << "initialise it from a braced list of its members or copy another "
+         "object";
+  return false;
+}
+
+bool FunctionLowering::lowerRecordAssignment(const CXXOperatorCallExpr *E,
+                                             Block &Out) {
+  ExprP Dst = lowerLValue(E->getArg(0), Out);
+  if (!Dst)
+    return false;
+  const clang::Expr *R = E->getArg(1)->IgnoreImplicit();
+  if (isa<InitListExpr>(R))
+    return lowerRecordInit(Dst, E->getArg(0)->getType(), R, Out);
+  ExprP Src = lowerExpr(R, Out);
+  if (!Src)
+    return false;
+  if (!Src->isLValue()) {
+    Diags.report(R->getExprLoc(), Diag::NotSupported)
+        << "assigning this object" << "assign a variable, a member or an "
+                                      "array element";
+    return false;
+  }
+  return copyMembers(Dst, Src, E->getArg(0)->getType(), E->getExprLoc(), Out);
+}
+
+} // namespace fluxion
