@@ -239,9 +239,24 @@ bool Differentiator::checkAnnotation(FunctionDecl *FD, const Annotation &A,
         !T->getPointeeType().isConstQualified())
       AnyOutput = true;
   }
-  if (!AnyDiff && A.Params.empty())
+  if (!AnyDiff && A.Params.empty()) {
+    // A class parameter the engine cannot follow yet is named as such, not
+    // taken for the absence of real numbers.
+    for (const ParmVarDecl *P : FD->parameters()) {
+      QualType E = P->getType().getNonReferenceType();
+      while (!elementType(E).isNull())
+        E = elementType(E);
+      std::string Why = E->isRecordType() ? recordProblem(E) : "";
+      if (!Why.empty())
+        return Fail("parameter '" + P->getNameAsString() + "' of type '" +
+                    P->getType().getAsString() +
+                    "' cannot be differentiated yet (" + Why +
+                    "); pass its real numbers as a pointer or array "
+                    "parameter of their own");
+    }
     return Fail("it has no floating-point parameter to differentiate with "
                 "respect to");
+  }
   QualType R = FD->getReturnType();
   if (R->isVoidType() && !AnyOutput)
     return Fail("it returns nothing and has no output pointer parameter");

@@ -46,3 +46,8 @@ Vec3 sub(const Vec3 &l, const Vec3 &r) { return {l.x - r.x, l.y - r.y, l.z - r.z
   // CHECK: structs.cpp:[[@LINE+1]]:17: error: fluxion: reading member 'p' of Span is not supported in a differentiated function; member 'p' is a pointer to real numbers, which derivatives cannot follow yet; pass the real numbers to the function as a pointer or array parameter of their own
   return w * s->p[0];
 }
+
+// Without other real parameters, the class parameter is named: it is not
+// taken for the absence of real numbers.
+// CHECK: structs.cpp:[[@LINE+1]]:3: error: fluxion: cannot generate derivatives of 'h': parameter 's' of type 'const Span *' cannot be differentiated yet (member 'p' is a pointer to real numbers); pass its real numbers as a pointer or array parameter of their own
+[[fluxion::grad]] double h(const Span *s) { return s->p[0]; }
