@@ -5,7 +5,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 packages=(clang-19 libclang-19-dev llvm-19-dev llvm-19-tools libeigen3-dev
-          libgtest-dev libbenchmark-dev libadolc-dev cmake ninja-build python3 g++)
+          libgtest-dev libbenchmark-dev libadolc-dev cmake ninja-build python3 g++
+          pkg-config clangd-19)
 scripts/install-packages.sh "${packages[@]}"
 
 echo "== configuring"
