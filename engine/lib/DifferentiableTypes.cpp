@@ -105,6 +105,34 @@ std::string recordProblem(QualType T) {
   return shapeOf(T).Problem;
 }
 
+/// True when T holds reals somewhere: a floating member, element or base
+/// member, or a pointer or reference to memory that holds them.
+static bool holdsReals(QualType T, unsigned Depth) {
+  T = T.getNonReferenceType().getCanonicalType();
+  while (!elementType(T).isNull())
+    T = elementType(T).getCanonicalType();
+  if (T->isRealFloatingType())
+    return true;
+  const auto *RD = T->getAsCXXRecordDecl();
+  if (!RD)
+    return false;
+  if (!RD->hasDefinition() || Depth > 16)
+    return true; // cannot tell
+  RD = RD->getDefinition();
+  for (const CXXBaseSpecifier &B : RD->bases())
+    if (holdsReals(B.getType(), Depth + 1))
+      return true;
+  for (const FieldDecl *F : RD->fields())
+    if (holdsReals(F->getType(), Depth + 1))
+      return true;
+  return false;
+}
+
+bool isClassWithoutReals(QualType T) {
+  T = T.getNonReferenceType().getCanonicalType();
+  return T->isRecordType() && !holdsReals(T, 0);
+}
+
 bool isDifferentiableType(QualType T) {
   T = T.getNonReferenceType();
   for (QualType E = T; !E.isNull(); E = elementType(E))

@@ -1,5 +1,6 @@
 //===- Differentiator.cpp - Declares and defines derivative functions ------===//
 #include "fluxion/engine/Differentiator.h"
+#include "fluxion/engine/FunctionViews.h"
 #include "AdjointBody.h"
 #include "fluxion/engine/Emitter.h"
 #include "fluxion/engine/Lowering.h"
@@ -36,7 +37,10 @@ using ir::addrOf;
 
 
 Differentiator::Differentiator(Sema &S)
-    : S(S), Ctx(S.getASTContext()), Diags(S.getDiagnostics()) {}
+    : S(S), Ctx(S.getASTContext()), Diags(S.getDiagnostics()) {
+  // Function views of methods belong to the previous translation unit.
+  forgetViews();
+}
 
 /// What an adjoint pointer points to, for memory of type T: the floating
 /// elements lose const (adjoints are written); pointers inside keep their
@@ -439,6 +443,13 @@ std::string Differentiator::activeSuffix(FunctionDecl *Callee,
 
 bool Differentiator::canGenerate(FunctionDecl *Callee, SourceLocation Loc,
                                  StringRef Rule) {
+  if (const FunctionView *View = asView(Callee)) {
+    // A member of a class template is instantiated when first used.
+    auto *Of = const_cast<FunctionDecl *>(View->Of);
+    if (Of->isTemplateInstantiation() && !Of->hasBody())
+      S.InstantiateFunctionDefinition(Loc, Of);
+    updateViewBodies();
+  }
   if (Callee->isTemplateInstantiation() && !Callee->hasBody())
     S.InstantiateFunctionDefinition(Loc, Callee);
   if (Stored.count(Callee) || Callee->hasBody())
@@ -1034,6 +1045,7 @@ void Differentiator::defineFor(FunctionDecl *FD) {
 void Differentiator::drain(bool AtEnd) {
   // Definitions request further callees, and a dual of a generated function
   // waits for that function: repeat until nothing more can be defined.
+  updateViewBodies();
   bool Progress = true;
   while (Progress) {
     Progress = false;

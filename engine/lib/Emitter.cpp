@@ -1,5 +1,6 @@
 //===- Emitter.cpp - Fluxion IR to Clang AST -------------------------------===//
 #include "fluxion/engine/Emitter.h"
+#include "fluxion/engine/FunctionViews.h"
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/DeclCXX.h"
@@ -186,8 +187,50 @@ Expr *Emitter::callOf(const ir::Expr &E) {
       return nullptr;
     Args.push_back(AE);
   }
-  Expr *Fn = functionRef(E.Callee, Loc);
-  ExprResult C = S.BuildCallExpr(nullptr, Fn, Loc, Args, Loc);
+  const FunctionView *View = asView(E.Callee);
+  if (!View) {
+    ExprResult C = S.BuildCallExpr(nullptr, functionRef(E.Callee, Loc), Loc,
+                                   Args, Loc);
+    if (C.isInvalid())
+      return bad("call to '" + E.Callee->getNameAsString() + "'");
+    return C.get();
+  }
+  // A view is written in the original spelling: self->m(args...),
+  // *result = f(args...), *self = S(args...).
+  ASTContext &Ctx = S.getASTContext();
+  auto *Of = const_cast<FunctionDecl *>(View->Of);
+  Expr *Self = View->Self ? Args[0] : nullptr;
+  Expr *Result = View->Result ? Args[View->Self ? 1 : 0] : nullptr;
+  Args.erase(Args.begin(), Args.begin() + View->firstParam());
+  ExprResult C;
+  if (const auto *Ctor = dyn_cast<CXXConstructorDecl>(Of)) {
+    QualType Class = Ctx.getRecordType(Ctor->getParent());
+    C = S.BuildCXXTypeConstructExpr(Ctx.getTrivialTypeSourceInfo(Class, Loc),
+                                    Loc, Args, Loc,
+                                    /*ListInitialization=*/false);
+    Result = Self;
+  } else {
+    // The member is named directly (it was resolved in the user's code: no
+    // lookup, no access check from the generated function's scope).
+    // (&x)->m(...) is x.m(...).
+    bool Arrow = true;
+    if (auto *UO = dyn_cast_or_null<UnaryOperator>(
+            Self ? Self->IgnoreParens() : nullptr);
+        UO && UO->getOpcode() == UO_AddrOf) {
+      Self = UO->getSubExpr();
+      Arrow = false;
+    } else if (Self && isa<BinaryOperator, ConditionalOperator>(
+                           Self->IgnoreImpCasts())) {
+      Self = new (Ctx) ParenExpr(Loc, Loc, Self); // (p + i)->m(...)
+    }
+    Expr *Fn = Self ? MemberExpr::CreateImplicit(
+                          Ctx, Self, Arrow, cast<CXXMethodDecl>(Of),
+                          Ctx.BoundMemberTy, VK_PRValue, OK_Ordinary)
+                    : functionRef(Of, Loc);
+    C = S.BuildCallExpr(nullptr, Fn, Loc, Args, Loc);
+  }
+  if (!C.isInvalid() && Result)
+    C = S.BuildBinOp(nullptr, Loc, BO_Assign, derefOf(Result), C.get());
   if (C.isInvalid())
     return bad("call to '" + E.Callee->getNameAsString() + "'");
   return C.get();
@@ -541,8 +584,9 @@ VarDecl *Emitter::declare(Var *V) {
   return VD;
 }
 
-/// The runtime's fluxion::tape<T>() for element type T.
-static FunctionDecl *tapeAccessor(Sema &S, QualType Elem, SourceLocation Loc) {
+/// The runtime's fluxion::NAME<T>() (tape<T>, zero_object<T>).
+static FunctionDecl *runtimeTemplate(Sema &S, StringRef Name, QualType Elem,
+                                     SourceLocation Loc) {
   ASTContext &Ctx = S.getASTContext();
   LookupResult NS(S, &Ctx.Idents.get("fluxion"), Loc,
                   Sema::LookupNamespaceName);
@@ -550,7 +594,7 @@ static FunctionDecl *tapeAccessor(Sema &S, QualType Elem, SourceLocation Loc) {
   auto *Fluxion = NS.getAsSingle<NamespaceDecl>();
   if (!Fluxion)
     return nullptr;
-  LookupResult R(S, &Ctx.Idents.get("tape"), Loc, Sema::LookupOrdinaryName);
+  LookupResult R(S, &Ctx.Idents.get(Name), Loc, Sema::LookupOrdinaryName);
   S.LookupQualifiedName(R, Fluxion);
   FunctionTemplateDecl *FTD = nullptr;
   for (NamedDecl *D : R)
@@ -572,7 +616,7 @@ static FunctionDecl *tapeAccessor(Sema &S, QualType Elem, SourceLocation Loc) {
 bool Emitter::initialize(VarDecl *VD, Var *V) {
   ASTContext &Ctx = S.getASTContext();
   if (V->K == Var::Kind::Tape) {
-    FunctionDecl *Acc = tapeAccessor(S, V->TapeElement, Loc);
+    FunctionDecl *Acc = runtimeTemplate(S, "tape", V->TapeElement, Loc);
     if (!Acc) {
       bad("fluxion::tape<T>() not found; include <fluxion/fluxion.hpp>");
       return false;
@@ -608,7 +652,38 @@ bool Emitter::initialize(VarDecl *VD, Var *V) {
     return !VD->isInvalidDecl();
   }
   Expr *Init;
-  if (V->isArray() || V->Type->isRecordType()) {
+  // `= {}` runs a class's default constructor, which may set members (or
+  // not exist): an adjoint must start at zero, so such an object is
+  // initialised from fluxion::zero_object<T>() (every byte zero).
+  const auto *Class = Ctx.getBaseElementType(V->Type)->getAsCXXRecordDecl();
+  bool ZeroBytes = Class && Class->hasDefinition() &&
+                   !Class->hasTrivialDefaultConstructor();
+  if (ZeroBytes && V->isArray()) {
+    bad("an array of objects of class " + Class->getNameAsString() +
+        ", whose constructors may set its members; give the class a "
+        "trivial default constructor");
+    return false;
+  }
+  if (ZeroBytes) {
+    FunctionDecl *Zero =
+        runtimeTemplate(S, "zero_object", V->Type.getUnqualifiedType(), Loc);
+    if (!Zero) {
+      bad("fluxion::zero_object<T>() not found; include <fluxion/fluxion.hpp>");
+      return false;
+    }
+    CXXScopeSpec SS;
+    SS.MakeTrivial(Ctx, qualifierFor(Ctx, Zero->getDeclContext()),
+                   SourceRange(Loc, Loc));
+    TemplateArgumentListInfo TArgs(Loc, Loc);
+    TArgs.addArgument(TemplateArgumentLoc(
+        TemplateArgument(V->Type.getUnqualifiedType()),
+        Ctx.getTrivialTypeSourceInfo(V->Type.getUnqualifiedType(), Loc)));
+    Expr *Fn = S.BuildDeclRefExpr(
+        Zero, Zero->getType(), VK_LValue,
+        DeclarationNameInfo(Zero->getDeclName(), Loc),
+        SS.getWithLocInContext(Ctx), nullptr, SourceLocation(), &TArgs);
+    Init = S.BuildCallExpr(nullptr, Fn, Loc, {}, Loc).get();
+  } else if (V->isArray() || V->Type->isRecordType()) {
     Init = S.ActOnInitList(Loc, {}, Loc).get(); // = {}
   } else if (V->Type->isRealFloatingType() || V->Type->isIntegerType() ||
              V->Type->isEnumeralType()) {

@@ -1,6 +1,7 @@
 //===- LowerExpr.cpp - Lowering of expressions to Fluxion IR ---------------===//
 #include "fluxion/engine/Lowering.h"
 #include "fluxion/engine/Differentiator.h"
+#include "fluxion/engine/FunctionViews.h"
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/DeclCXX.h"
@@ -94,6 +95,9 @@ ExprP FunctionLowering::lowerExpr(const clang::Expr *E, Block &Pre) {
     return nullptr;
   }
   E = E->IgnoreParens();
+  if (E->isPRValue() && isDifferentiableRecord(E->getType()) &&
+      isa<CXXConstructExpr, InitListExpr, CXXFunctionalCastExpr>(E))
+    return lowerTemporaryObject(E, Pre);
   switch (E->getStmtClass()) {
   case clang::Stmt::FloatingLiteralClass:
   case clang::Stmt::IntegerLiteralClass:
@@ -120,7 +124,7 @@ ExprP FunctionLowering::lowerExpr(const clang::Expr *E, Block &Pre) {
     return C;
   }
   case clang::Stmt::DeclRefExprClass:
-    return lowerDeclRef(cast<DeclRefExpr>(E));
+    return lowerDeclRef(cast<DeclRefExpr>(E), Pre);
   case clang::Stmt::ImplicitCastExprClass:
   case clang::Stmt::CStyleCastExprClass:
   case clang::Stmt::CXXStaticCastExprClass:
@@ -146,7 +150,14 @@ ExprP FunctionLowering::lowerExpr(const clang::Expr *E, Block &Pre) {
   case clang::Stmt::ConditionalOperatorClass:
     return lowerConditional(cast<ConditionalOperator>(E), Pre);
   case clang::Stmt::CallExprClass:
+  case clang::Stmt::CXXMemberCallExprClass:
+  case clang::Stmt::CXXOperatorCallExprClass:
     return lowerCall(cast<CallExpr>(E), Pre);
+  case clang::Stmt::CXXThisExprClass:
+    // Inside a method lowered as a function: `this` is its `self`.
+    if (Self)
+      return ref(Self, E->getExprLoc());
+    break;
   case clang::Stmt::ExprWithCleanupsClass:
     return lowerExpr(cast<ExprWithCleanups>(E)->getSubExpr(), Pre);
   case clang::Stmt::MaterializeTemporaryExprClass:
@@ -199,7 +210,7 @@ static bool sameAddress(const ir::Expr &A, const ir::Expr &B) {
   }
 }
 
-bool FunctionLowering::checkAliasing(const CallExpr *E,
+bool FunctionLowering::checkAliasing(llvm::ArrayRef<const clang::Expr *> ArgExprs,
                                      const FunctionDecl *Callee,
                                      llvm::ArrayRef<ExprP> Args) {
   unsigned N = std::min<unsigned>(Args.size(), Callee->getNumParams());
@@ -219,7 +230,7 @@ bool FunctionLowering::checkAliasing(const CallExpr *E,
       if (J == I || !Args[J]->Ty->isPointerType() ||
           !sameAddress(*Args[I], *Args[J]))
         continue;
-      Diags.report(E->getArg(std::max(I, J))->getExprLoc(),
+      Diags.report(ArgExprs[std::max(I, J)]->getExprLoc(),
                    Diag::AliasedArguments)
           << Callee << Callee->getParamDecl(I)->getName()
           << Callee->getParamDecl(J)->getName();
@@ -245,7 +256,7 @@ ExprP FunctionLowering::lowerReferenceArg(const clang::Expr *A,
                                           QualType ParamTy, Block &Pre) {
   QualType Pointee = ParamTy.getNonReferenceType();
   bool Object = Pointee->isRecordType();
-  if (Object ? !recordProblem(Pointee).empty()
+  if (Object ? !recordProblem(Pointee).empty() && !isClassWithoutReals(Pointee)
              : !Pointee->isArithmeticType() && !Pointee->isEnumeralType()) {
     Diags.report(A->getExprLoc(), Diag::UnsupportedType) << ParamTy
                                                           << "parameter";
@@ -255,10 +266,10 @@ ExprP FunctionLowering::lowerReferenceArg(const clang::Expr *A,
   const clang::Expr *Inner = A->IgnoreParens();
   if (Object && !isa<DeclRefExpr, MemberExpr, ArraySubscriptExpr,
                      UnaryOperator>(Inner->IgnoreImpCasts())) {
-    Diags.report(A->getExprLoc(), Diag::NotSupported)
-        << "a temporary object passed by reference"
-        << "pass an object that is a variable, a member or an array element";
-    return nullptr;
+    // An object made for the call (f(a + b), f(Vec3(1, 2, 3))): a new
+    // temporary holds it.
+    ExprP T = lowerTemporaryObject(A, Pre);
+    return T ? addressOf(T, PtrTy) : nullptr;
   }
   if (const auto *MT = dyn_cast<MaterializeTemporaryExpr>(Inner)) {
     // A value bound to `const T&`: the callee reads a temporary.
@@ -359,12 +370,17 @@ ExprP FunctionLowering::lowerMember(const MemberExpr *E, Block &Pre) {
   return M;
 }
 
-ExprP FunctionLowering::lowerDeclRef(const DeclRefExpr *E) {
+ExprP FunctionLowering::lowerDeclRef(const DeclRefExpr *E, Block &Pre) {
   const ValueDecl *D = E->getDecl();
   if (const auto *VD = dyn_cast<VarDecl>(D)) {
     if (Poisoned.count(VD))
       return nullptr;
-    if (VD->getType()->isReferenceType() && !isa<ParmVarDecl>(VD)) {
+    // A local reference or pointer that always designates the same place
+    // (LowerAlias.cpp) is that place: its initialiser, again.
+    if (const clang::Expr *Init = Aliases.lookup(VD))
+      return lowerExpr(Init, Pre);
+    if (VD->getType()->isReferenceType() && !isa<ParmVarDecl>(VD) &&
+        !Vars.count(VD)) {
       Diags.report(E->getLocation(), Diag::UnsupportedType)
           << VD->getType() << "variable";
       return nullptr;
@@ -566,68 +582,14 @@ bool FunctionLowering::returnsPositionInFirstRange(const FunctionDecl *Callee) {
   return !Custom->lookup(&Ctx.Idents.get(Marker)).empty();
 }
 
-ExprP FunctionLowering::lowerCall(const CallExpr *E, Block &Pre,
-                                  bool TopLevel) {
-  if (isa<CXXOperatorCallExpr, CXXMemberCallExpr, CUDAKernelCallExpr,
-          UserDefinedLiteral>(E)) {
-    if (!usesPoisoned(E))
-      Diags.report(E->getExprLoc(), Diag::UnsupportedExpr)
-          << describeConstruct(E);
-    return nullptr;
-  }
-  FunctionDecl *Callee = const_cast<FunctionDecl *>(E->getDirectCallee());
-  if (!Callee) {
-    Diags.report(E->getExprLoc(), Diag::IndirectCall);
-    return nullptr;
-  }
-  if (isFluxionHelper(Callee, "stop_gradient") && E->getNumArgs() == 1) {
-    ExprP Arg = lowerExpr(E->getArg(0), Pre);
-    if (!Arg)
-      return nullptr;
-    auto SG = std::make_shared<ir::Expr>();
-    SG->K = ExprKind::StopGrad;
-    SG->Ty = E->getType();
-    SG->Ops = {Arg};
-    SG->Loc = E->getExprLoc();
-    return SG;
-  }
-  if (Callee->getBuiltinID() && Callee->getName().starts_with("__builtin")) {
-    Diags.report(E->getExprLoc(), Diag::NoDerivative)
-        << Callee << (Callee->getName() + "_vjp").str();
-    return nullptr;
-  }
-  if (Callee->getReturnType()->isReferenceType()) {
-    Diags.report(E->getExprLoc(), Diag::NotDifferentiable)
-        << Callee
-        << "it returns a reference; return the value, or access the "
-           "element directly";
-    return nullptr;
-  }
-  // Objects are reached through pointers and references; a class value
-  // (a result, or an argument passed by value) would be a struct temporary.
-  if (isDifferentiableRecord(Callee->getReturnType())) {
-    Diags.report(E->getExprLoc(), Diag::NotDifferentiable)
-        << Callee
-        << ("it returns an object of class type " +
-            Callee->getReturnType().getAsString() +
-            "; write the result through a reference parameter instead ('" +
-            Callee->getReturnType().getAsString() + " &out')");
-    return nullptr;
-  }
-  bool Position = returnsPositionInFirstRange(Callee) && E->getNumArgs() > 0;
-  if (Position && TopLevel) {
-    // Kept as a pointer (a local pointer variable): not supported.
-    Diags.report(E->getExprLoc(), Diag::UnsupportedExpr)
-        << ("storing the position '" + Callee->getName() +
-            "' returns; use it directly (*std::" + Callee->getName() +
-            "(...)) or keep its index (std::" + Callee->getName() +
-            "(...) - first)")
-               .str();
-    return nullptr;
-  }
-  llvm::SmallVector<ExprP, 4> Args;
-  for (unsigned I = 0; I < E->getNumArgs(); ++I) {
-    const clang::Expr *A = E->getArg(I);
+/// Lowers the arguments of a call to Callee after the Args already there
+/// (a view's self and result); ArgExprs are the clang expressions of all of
+/// them.
+bool FunctionLowering::lowerArguments(
+    const FunctionDecl *Callee, llvm::ArrayRef<const clang::Expr *> ArgExprs,
+    llvm::SmallVectorImpl<ExprP> &Args, Block &Pre, SourceLocation Loc) {
+  for (unsigned I = Args.size(); I < ArgExprs.size(); ++I) {
+    const clang::Expr *A = ArgExprs[I];
     ExprP L;
     QualType PT = I < Callee->getNumParams()
                       ? Callee->getParamDecl(I)->getType()
@@ -644,11 +606,11 @@ ExprP FunctionLowering::lowerCall(const CallExpr *E, Block &Pre,
       L = lowerReferenceArg(
           Src, Ctx.getLValueReferenceType(PT.getUnqualifiedType().withConst()),
           Pre);
-    } else
-
+    } else {
       L = lowerExpr(A, Pre);
+    }
     if (!L)
-      return nullptr;
+      return false;
     // Keep the parameter's constness on a pointer argument: the analyses
     // ask the argument whether the callee may write through it.
     if (I < Callee->getNumParams() && L->Ty->isPointerType()) {
@@ -659,8 +621,8 @@ ExprP FunctionLowering::lowerCall(const CallExpr *E, Block &Pre,
     }
     Args.push_back(L);
   }
-  if (!checkAliasing(E, Callee, Args))
-    return nullptr;
+  if (!checkAliasing(ArgExprs, Callee, Args))
+    return false;
   // A value argument that reads memory the same call may write (f(t, t[0]),
   // g(&y, y)) is saved first: derivatives of the call need it as it was.
   llvm::SmallPtrSet<const Var *, 4> Written;
@@ -676,9 +638,153 @@ ExprP FunctionLowering::lowerCall(const CallExpr *E, Block &Pre,
       Reads |= X.K == ExprKind::VarRef && Written.count(X.V);
     });
     if (Reads)
-      A = materialize(A, Pre, "_arg", E->getExprLoc());
+      A = materialize(A, Pre, "_arg", Loc);
   }
-  ExprP C = call(Callee, Args, E->getType(), E->getExprLoc());
+  return true;
+}
+
+/// The method a member call (obj.m(...), p->m(...), an operator declared as
+/// a member) calls, with its object expression; Method is null for other
+/// calls. A virtual call is resolved when the dynamic type is known (a final
+/// class or method, an object that is not a reference) or the call is
+/// qualified (obj.S::m()).
+FunctionLowering::MemberCall FunctionLowering::memberCall(const CallExpr *E) {
+  MemberCall MC;
+  if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(E)) {
+    MC.Method = dyn_cast_or_null<CXXMethodDecl>(Op->getDirectCallee());
+    if (MC.Method) {
+      MC.Object = Op->getArg(0);
+      MC.FirstArg = 1;
+    }
+  } else if (const auto *Call = dyn_cast<CXXMemberCallExpr>(E)) {
+    MC.Method = Call->getMethodDecl();
+    MC.Object = Call->getImplicitObjectArgument();
+    if (const auto *ME = dyn_cast<MemberExpr>(Call->getCallee()->IgnoreParens())) {
+      MC.Arrow = ME->isArrow();
+      MC.Qualified = ME->hasQualifier();
+    }
+  }
+  if (MC.Method && MC.Method->isVirtual() && !MC.Qualified) {
+    const CXXMethodDecl *Final =
+        MC.Method->getDevirtualizedMethod(MC.Object, /*IsAppleKext=*/false);
+    MC.Dynamic = !Final;
+    if (Final)
+      MC.Method = Final;
+  }
+  return MC;
+}
+
+ExprP FunctionLowering::lowerCall(const CallExpr *E, Block &Pre,
+                                  bool TopLevel, bool Discarded) {
+  if (isa<CUDAKernelCallExpr, UserDefinedLiteral>(E)) {
+    if (!usesPoisoned(E))
+      Diags.report(E->getExprLoc(), Diag::UnsupportedExpr)
+          << describeConstruct(E);
+    return nullptr;
+  }
+  MemberCall MC = memberCall(E);
+  if (isa<CXXMemberCallExpr>(E) && !MC.Method) {
+    Diags.report(E->getExprLoc(), Diag::IndirectCall);
+    return nullptr;
+  }
+  if (MC.Dynamic) {
+    Diags.report(E->getExprLoc(), Diag::NotSupported)
+        << ("a dynamic virtual call to '" + MC.Method->getNameAsString() +
+            "', whose target is known only at run time")
+        << ("call the override you mean (obj." +
+            MC.Method->getParent()->getNameAsString() +
+            "::" + MC.Method->getNameAsString() +
+            "(...)), or declare the class or the method 'final'");
+    return nullptr;
+  }
+  const FunctionDecl *Target =
+      MC.Method ? MC.Method : E->getDirectCallee();
+  if (!Target) {
+    Diags.report(E->getExprLoc(), Diag::IndirectCall);
+    return nullptr;
+  }
+  // The IR arguments, as clang expressions: for a view (FunctionViews.h),
+  // a method's object (its address is `self`) and the call itself (where
+  // an object result goes), then the call's arguments.
+  llvm::SmallVector<const clang::Expr *, 8> ArgExprs;
+  FunctionDecl *Callee = const_cast<FunctionDecl *>(Target);
+  const FunctionView *View = nullptr;
+  if (needsView(Target)) {
+    Callee = viewOf(Target);
+    View = asView(Callee);
+    if (View->Self)
+      ArgExprs.push_back(MC.Object);
+    if (View->Result)
+      ArgExprs.push_back(E);
+  }
+  for (unsigned I = MC.FirstArg; I < E->getNumArgs(); ++I)
+    ArgExprs.push_back(E->getArg(I));
+  if (isFluxionHelper(Callee, "stop_gradient") && E->getNumArgs() == 1) {
+    ExprP Arg = lowerExpr(E->getArg(0), Pre);
+    if (!Arg)
+      return nullptr;
+    auto SG = std::make_shared<ir::Expr>();
+    SG->K = ExprKind::StopGrad;
+    SG->Ty = E->getType();
+    SG->Ops = {Arg};
+    SG->Loc = E->getExprLoc();
+    return SG;
+  }
+  if (Callee->getBuiltinID() && Callee->getName().starts_with("__builtin")) {
+    Diags.report(E->getExprLoc(), Diag::NoDerivative)
+        << Callee << (Callee->getName() + "_vjp").str();
+    return nullptr;
+  }
+  // A method returning a reference to its object (operator+= and other
+  // chainable setters) may be called for its effect; its view returns void.
+  bool ForEffect = View && View->Self && View->DropsReference && Discarded;
+  if (E->getCallReturnType(Ctx)->isReferenceType() && !ForEffect) {
+    Diags.report(E->getExprLoc(), Diag::NotDifferentiable)
+        << Callee
+        << "it returns a reference; return the value, or access the "
+           "element directly";
+    return nullptr;
+  }
+  bool Position = returnsPositionInFirstRange(Callee) && E->getNumArgs() > 0;
+  if (Position && TopLevel) {
+    // Kept as a pointer (a local pointer variable): not supported.
+    Diags.report(E->getExprLoc(), Diag::UnsupportedExpr)
+        << ("storing the position '" + Callee->getName() +
+            "' returns; use it directly (*std::" + Callee->getName() +
+            "(...)) or keep its index (std::" + Callee->getName() +
+            "(...) - first)")
+               .str();
+    return nullptr;
+  }
+  // An object result goes to a new temporary, an lvalue like a variable.
+  ExprP ResultObject;
+  if (View && View->Result) {
+    QualType RT = Target->getReturnType().getUnqualifiedType();
+    Var *T = F->makeVar(Var::Kind::Local, "_" + viewIdentifier(Target), RT);
+    F->Locals.push_back(T);
+    ResultObject = ref(T, E->getExprLoc());
+  }
+  llvm::SmallVector<ExprP, 4> Args;
+  if (View && View->Self) {
+    // The object: `self` is its address (p->m(): p itself).
+    QualType PT = Callee->getParamDecl(0)->getType();
+    ExprP L = MC.Arrow ? lowerExpr(MC.Object, Pre)
+                       : lowerReferenceArg(
+                             MC.Object,
+                             Ctx.getLValueReferenceType(PT->getPointeeType()),
+                             Pre);
+    if (!L)
+      return nullptr;
+    Args.push_back(L);
+  }
+  if (View && View->Result)
+    Args.push_back(addressOf(
+        ResultObject, Callee->getParamDecl(View->Self)->getType()));
+  if (!lowerArguments(Callee, ArgExprs, Args, Pre, E->getExprLoc()))
+    return nullptr;
+  bool NoValue = ForEffect || (View && View->Result);
+  ExprP C = call(Callee, Args, NoValue ? Ctx.VoidTy : E->getType(),
+               E->getExprLoc());
   if (Position) {
     // first + k, with k = algorithm(first, ...) - first an integer that
     // carries no derivative: *std::max_element(x, x + n) reads x[k].
@@ -692,9 +798,13 @@ ExprP FunctionLowering::lowerCall(const CallExpr *E, Block &Pre,
                           E->getExprLoc());
     return binary(BO_Add, Args[0], K, E->getType());
   }
+  if (ResultObject) {
+    Pre.push_back(eval(C, E->getBeginLoc()));
+    return ResultObject;
+  }
   if (TopLevel || E->getType()->isVoidType())
     return C;
-  return materialize(C, Pre, ("_" + Callee->getName()).str(), E->getExprLoc());
+  return materialize(C, Pre, "_" + viewIdentifier(Target), E->getExprLoc());
 }
 
 } // namespace fluxion

@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "fluxion/engine/Lowering.h"
+#include "fluxion/engine/FunctionViews.h"
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/DeclCXX.h"
@@ -85,7 +86,15 @@ void FunctionLowering::zeroMembers(ExprP Dst, QualType Ty, SourceLocation Loc,
 
 bool FunctionLowering::lowerRecordInit(ExprP Base, QualType Ty,
                                        const clang::Expr *Init, Block &Out) {
-  Init = Init->IgnoreImplicit();
+  Init = Init->IgnoreImplicit()->IgnoreParens();
+  // S{...} and S(x) written as casts: their operand initialises.
+  if (const auto *FC = dyn_cast<CXXFunctionalCastExpr>(Init))
+    Init = FC->getSubExpr()->IgnoreImplicit();
+  if (const auto *Call = dyn_cast<CallExpr>(Init)) {
+    // A function returning the object writes a temporary; copy it.
+    ExprP Src = lowerCall(Call, Out);
+    return Src && copyMembers(Base, Src, Ty, Init->getBeginLoc(), Out);
+  }
   if (const auto *IL = dyn_cast<InitListExpr>(Init)) {
     // Aggregate and designated initialisation: Sema has put the
     // initialisers in member order and filled the missing ones.
@@ -139,6 +148,8 @@ bool FunctionLowering::lowerRecordInit(ExprP Base, QualType Ty,
       }
       return copyMembers(Base, Src, Ty, CE->getBeginLoc(), Out);
     }
+    if (!Ctor->isTrivial())
+      return lowerConstructorCall(Base, CE, Out);
   }
   Diags.report(Init->getBeginLoc(), Diag::NotSupported)
       << ("this initialisation of an object of class type " +
@@ -166,6 +177,68 @@ bool FunctionLowering::lowerRecordAssignment(const CXXOperatorCallExpr *E,
     return false;
   }
   return copyMembers(Dst, Src, E->getArg(0)->getType(), E->getExprLoc(), Out);
+}
+
+} // namespace fluxion
+
+namespace fluxion {
+
+bool FunctionLowering::lowerConstructorCall(ExprP Slot,
+                                            const CXXConstructExpr *CE,
+                                            Block &Out) {
+  FunctionDecl *View = viewOf(CE->getConstructor());
+  llvm::SmallVector<const clang::Expr *, 8> ArgExprs{CE};
+  for (const clang::Expr *A : CE->arguments())
+    ArgExprs.push_back(A);
+  llvm::SmallVector<ExprP, 4> Args{
+      addressOf(Slot, View->getParamDecl(0)->getType())};
+  if (!lowerArguments(View, ArgExprs, Args, Out, CE->getBeginLoc()))
+    return false;
+  Out.push_back(ir::eval(ir::call(View, Args, Ctx.VoidTy, CE->getBeginLoc()),
+                         CE->getBeginLoc()));
+  return true;
+}
+
+bool FunctionLowering::lowerMemberInits(const CXXConstructorDecl *Ctor,
+                                        Block &Out) {
+  QualType Class = Ctx.getRecordType(Ctor->getParent());
+  ExprP Object = index(ir::ref(Self), intConst(Ctx.IntTy, 0), Class);
+  bool OK = true;
+  for (const CXXCtorInitializer *I : Ctor->inits()) {
+    if (!I->isAnyMemberInitializer()) {
+      Diags.report(I->getSourceLocation(), Diag::NotSupported)
+          << (I->isBaseInitializer() ? "a constructor of a class with a base"
+                                     : "a delegating constructor")
+          << "initialise the members in this constructor";
+      OK = false;
+      continue;
+    }
+    FieldDecl *Field = I->getAnyMember();
+    const clang::Expr *Init = I->getInit();
+    if (const auto *DI = dyn_cast<CXXDefaultInitExpr>(Init))
+      Init = DI->getExpr();
+    OK &= lowerInitInto(member(Object, Field), Field->getType(), Init, Out);
+  }
+  return OK;
+}
+
+ExprP FunctionLowering::lowerTemporaryObject(const clang::Expr *E,
+                                             Block &Pre) {
+  E = E->IgnoreImplicit()->IgnoreParens();
+  if (const auto *Call = dyn_cast<CallExpr>(E))
+    return lowerCall(Call, Pre);
+  QualType Ty = E->getType().getUnqualifiedType();
+  if (!isDifferentiableRecord(Ty)) {
+    Diags.report(E->getExprLoc(), Diag::NotSupported)
+        << "a temporary object passed by reference"
+        << "pass an object that is a variable, a member or an array element";
+    return nullptr;
+  }
+  ir::Var *T = F->makeVar(ir::Var::Kind::Local, "_obj", Ty);
+  F->Locals.push_back(T);
+  if (!lowerRecordInit(ir::ref(T), Ty, E, Pre))
+    return nullptr;
+  return ir::ref(T, E->getExprLoc());
 }
 
 } // namespace fluxion

@@ -1,10 +1,12 @@
 //===- LowerStmt.cpp - Lowering of statements to Fluxion IR ----------------===//
 #include "fluxion/engine/Lowering.h"
+#include "fluxion/engine/FunctionViews.h"
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Attr.h"
 #include "clang/AST/DeclCXX.h"
 #include "clang/AST/ExprCXX.h"
+#include "llvm/ADT/ScopeExit.h"
 
 using namespace clang;
 
@@ -39,6 +41,15 @@ std::unique_ptr<Function> FunctionLowering::lower(FunctionDecl *FD) {
   F->Name = FD->getNameAsString();
   F->ReturnType = FD->getReturnType();
   Vars.clear();
+  Self = nullptr;
+  Result = nullptr;
+  // A view (FunctionViews.h): the body uses the parameters of the
+  // original's definition, `this` and `return e;`, which are the view's
+  // parameters.
+  const FunctionView *View = asView(FD);
+  const FunctionDecl *OrigDef = nullptr;
+  if (View && !View->Of->hasBody(OrigDef))
+    return nullptr;
   bool OK = true;
   for (ParmVarDecl *P : FD->parameters()) {
     // A reference is an address: `T &x` is a `T *x` read as `*x`.
@@ -46,7 +57,8 @@ std::unique_ptr<Function> FunctionLowering::lower(FunctionDecl *FD) {
     bool ByRef = false;
     if (const auto *RT = T->getAs<ReferenceType>()) {
       QualType Pointee = RT->getPointeeType();
-      std::string Problem = recordProblem(Pointee);
+      std::string Problem =
+          isClassWithoutReals(Pointee) ? "" : recordProblem(Pointee);
       if (Pointee->isRecordType() && llvm::StringRef(Problem).starts_with("member")) {
         // A class of the user's with a pointer to reals inside.
         Diags.report(P->getLocation(), Diag::NotSupported)
@@ -90,6 +102,15 @@ std::unique_ptr<Function> FunctionLowering::lower(FunctionDecl *FD) {
                         P->getName().empty() ? "_p" : P->getName(), T, P);
     V->ByRef = ByRef;
     Vars[P] = V;
+    if (OrigDef) {
+      unsigned I = P->getFunctionScopeIndex();
+      if (View->Self && I == 0)
+        Self = V;
+      else if (View->Result && I == unsigned(View->Self))
+        Result = V;
+      else
+        Vars[OrigDef->getParamDecl(I - View->firstParam())] = V;
+    }
     F->Params.push_back(V);
   }
   if (!OK)
@@ -102,7 +123,10 @@ std::unique_ptr<Function> FunctionLowering::lower(FunctionDecl *FD) {
   } else {
     ReturnVar = nullptr;
   }
-  const Stmt *Body = FD->getBody();
+  const Stmt *Body = OrigDef ? OrigDef->getBody() : FD->getBody();
+  if (const auto *Ctor = dyn_cast_or_null<CXXConstructorDecl>(OrigDef))
+    if (!lowerMemberInits(Ctor, F->Body))
+      return nullptr;
   if (!Body || !lowerStmt(Body, F->Body))
     return nullptr;
   return std::move(F);
@@ -127,7 +151,8 @@ bool FunctionLowering::checkType(QualType T, SourceLocation Loc,
   if (U->isConstantArrayType() || U->isPointerType()) {
     QualType E = elementType(U);
     if (!E.isNull() && (E->isArithmeticType() || E->isConstantArrayType() ||
-                        E->isEnumeralType()))
+                        E->isEnumeralType() ||
+                        (U->isConstantArrayType() && isDifferentiableRecord(E))))
       return checkType(E, Loc, What);
     // Opaque pointers (void*, FILE*, ...) pass through untouched.
     if (U->isPointerType())
@@ -270,7 +295,10 @@ static const CallExpr *revolveMarker(const clang::Stmt *S) {
 bool FunctionLowering::lowerCompound(const CompoundStmt *S, Block &Out) {
   bool OK = true;
   auto Children = S->body();
+  Scopes.push_back({S, 0});
+  auto PopScope = llvm::make_scope_exit([&] { Scopes.pop_back(); });
   for (auto It = Children.begin(); It != Children.end(); ++It) {
+    Scopes.back().second = It - Children.begin();
     if (const CallExpr *Marker = revolveMarker(*It)) {
       auto Next = std::next(It);
       const clang::Stmt *Loop = Next == Children.end() ? nullptr : *Next;
@@ -432,13 +460,30 @@ bool FunctionLowering::lowerDecl(const DeclStmt *S, Block &Out) {
       Poisoned.insert(VD);
       continue;
     }
-    if (T->isReferenceType() ||
-        (T->isPointerType() && isDifferentiableType(T))) {
-      Diags.report(VD->getLocation(), Diag::UnsupportedType)
-          << T << "local variable";
-      Poisoned.insert(VD);
-      OK = false;
-      continue;
+    if (T->isReferenceType() || (T->isPointerType() && isDifferentiableType(T))) {
+      const Expr *Init = VD->getInit();
+      // A reference bound to a value it keeps alive is a local holding it.
+      if (T->isReferenceType() && Init &&
+          isa<MaterializeTemporaryExpr>(Init->IgnoreParens())) {
+        T = T.getNonReferenceType().getUnqualifiedType();
+      } else {
+        std::string Why = aliasProblem(VD);
+        if (Why.empty()) {
+          Aliases[VD] = Init;
+          continue;
+        }
+        Diags.report(VD->getLocation(), Diag::NotSupported)
+            << ("local " +
+                std::string(T->isReferenceType() ? "reference" : "pointer") +
+                " '" + VD->getNameAsString() + "' (" + Why + ")")
+            << (T->isReferenceType()
+                    ? "index the array or name the member at each use"
+                    : "index from a base that stays put (p[k] with p = x + "
+                      "offset) instead of moving the pointer");
+        Poisoned.insert(VD);
+        OK = false;
+        continue;
+      }
     }
     if (!checkType(T, VD->getLocation(), "local variable")) {
       Poisoned.insert(VD);
@@ -467,16 +512,23 @@ bool FunctionLowering::lowerDecl(const DeclStmt *S, Block &Out) {
 }
 
 bool FunctionLowering::lowerVarInit(Var *V, const Expr *Init, Block &Out) {
-  if (V->isArray())
-    return lowerArrayInit(ref(V), V->Type, Init, Out);
-  if (V->Type->isRecordType())
-    return lowerRecordInit(ref(V), V->Type, Init, Out);
+  return lowerInitInto(ref(V), V->Type, Init, Out);
+}
+
+bool FunctionLowering::lowerInitInto(ExprP Slot, QualType Ty, const Expr *Init,
+                                     Block &Out) {
+  Ty = Ty.getUnqualifiedType();
+  if (Ty->isConstantArrayType())
+    return lowerArrayInit(Slot, Ty, Init, Out);
+  if (Ty->isRecordType())
+    return lowerRecordInit(Slot, Ty, Init, Out);
   Init = Init->IgnoreImplicit();
+  if (const auto *PL = dyn_cast<ParenListExpr>(Init); PL && PL->getNumExprs() == 1)
+    Init = PL->getExpr(0)->IgnoreImplicit();
   if (const auto *IL = dyn_cast<InitListExpr>(Init)) {
     if (IL->getNumInits() == 0) {
-      Out.push_back(assign(ref(V), V->Type->isRealFloatingType()
-                                       ? floatConst(V->Type, 0)
-                                       : intConst(V->Type, 0)));
+      Out.push_back(assign(Slot, Ty->isRealFloatingType() ? floatConst(Ty, 0)
+                                                          : intConst(Ty, 0)));
       return true;
     }
     Init = IL->getInit(0);
@@ -488,7 +540,7 @@ bool FunctionLowering::lowerVarInit(Var *V, const Expr *Init, Block &Out) {
     RHS = lowerExpr(Init, Out);
   if (!RHS)
     return false;
-  Out.push_back(assign(ref(V), convertResult(RHS, V->Type, Out), BO_Assign,
+  Out.push_back(assign(Slot, convertResult(RHS, Ty, Out), BO_Assign,
                        Init->getBeginLoc()));
   return true;
 }
@@ -496,6 +548,22 @@ bool FunctionLowering::lowerVarInit(Var *V, const Expr *Init, Block &Out) {
 bool FunctionLowering::lowerArrayInit(ExprP Base, QualType Ty, const Expr *Init,
                                       Block &Out) {
   const auto *AT = Ctx.getAsConstantArrayType(Ty);
+  if (const auto *CE = dyn_cast<CXXConstructExpr>(Init->IgnoreImplicit());
+      CE && AT && CE->getNumArgs() == 0) {
+    // `S a[N];`: a trivial constructor leaves the elements as they are
+    // (or zeroes them: `S a[N]{}`); another one runs on each element.
+    if (CE->getConstructor()->isTrivial()) {
+      if (CE->requiresZeroInitialization())
+        zeroMembers(Base, Ty, Init->getBeginLoc(), Out);
+      return true;
+    }
+    uint64_t N = AT->getSize().getZExtValue();
+    bool OK = true;
+    for (uint64_t I = 0; I < N && OK; ++I)
+      OK &= lowerConstructorCall(
+          index(Base, intConst(Ctx.IntTy, I), AT->getElementType()), CE, Out);
+    return OK;
+  }
   const auto *IL = dyn_cast<InitListExpr>(Init->IgnoreImplicit());
   if (!AT || !IL) {
     Diags.report(Init->getBeginLoc(), Diag::UnsupportedExpr)
@@ -557,7 +625,7 @@ bool FunctionLowering::lowerExprStmt(const Expr *E, Block &Out) {
           isDifferentiableRecord(Op->getArg(0)->getType()))
         return lowerRecordAssignment(Op, Out);
   if (const auto *Call = dyn_cast<CallExpr>(E)) {
-    ExprP C = lowerCall(Call, Out, /*TopLevel=*/true);
+    ExprP C = lowerCall(Call, Out, /*TopLevel=*/true, /*Discarded=*/true);
     if (!C)
       return false;
     if (C->K == ExprKind::Call)
@@ -823,7 +891,22 @@ bool FunctionLowering::lowerSwitch(const SwitchStmt *S, Block &Out) {
 
 bool FunctionLowering::lowerReturn(const ReturnStmt *S, Block &Out) {
   auto R = std::make_unique<ir::Stmt>(StmtKind::Return, S->getReturnLoc());
+  if (const Expr *V = S->getRetValue(); V && Result) {
+    // An object result initialises *result (FunctionViews.h).
+    QualType Ty = Result->Type->getPointeeType();
+    if (!lowerRecordInit(index(ref(Result), intConst(Ctx.IntTy, 0), Ty), Ty,
+                         V, Out))
+      return false;
+    Out.push_back(std::move(R));
+    return true;
+  }
   if (const Expr *V = S->getRetValue()) {
+    // A method returning a reference (`return *this;`) is called only for
+    // its effect (FunctionViews.h): the reference it returns is not needed.
+    if (!ReturnVar && Self && V->isGLValue() && !V->HasSideEffects(Ctx)) {
+      Out.push_back(std::move(R));
+      return true;
+    }
     if (!ReturnVar)
       return lowerExprStmt(V, Out) && (Out.push_back(std::move(R)), true);
     ExprP E;

@@ -8,8 +8,11 @@
 //
 //===----------------------------------------------------------------------===//
 #include "fluxion/engine/Lowering.h"
+#include "fluxion/engine/FunctionViews.h"
 
+#include "clang/AST/Attr.h"
 #include "clang/AST/Decl.h"
+#include "clang/AST/DeclCXX.h"
 #include "clang/AST/Expr.h"
 #include "clang/AST/ExprCXX.h"
 #include "llvm/ADT/SmallPtrSet.h"
@@ -21,6 +24,8 @@ namespace {
 
 enum Use : unsigned { None = 0, Read = 1, Write = 2 };
 
+/// Follows one parameter through a body: P, or the object `this` points to
+/// when P is null.
 class ParamUseWalker {
 public:
   ParamUseWalker(const ParmVarDecl *P, llvm::SmallPtrSetImpl<const Decl *> &Seen)
@@ -55,7 +60,12 @@ private:
       return;
     E = E->IgnoreParens();
     if (const auto *DRE = dyn_cast<DeclRefExpr>(E)) {
-      if (DRE->getDecl() == P)
+      if (P && DRE->getDecl() == P)
+        Found |= U;
+      return;
+    }
+    if (isa<CXXThisExpr>(E)) {
+      if (!P)
         Found |= U;
       return;
     }
@@ -123,14 +133,16 @@ private:
   }
 
   void visitCall(const CallExpr *Call) {
-    visit(Call->getCallee(), Read);
     const FunctionDecl *Callee = Call->getDirectCallee();
-    for (unsigned I = 0; I < Call->getNumArgs(); ++I) {
+    unsigned First = visitObject(Call);
+    if (!isa<CXXMemberCallExpr>(Call))
+      visit(Call->getCallee(), Read);
+    for (unsigned I = First; I < Call->getNumArgs(); ++I) {
       const Expr *A = Call->getArg(I);
       QualType T = A->getType();
-      const ParmVarDecl *Param =
-          Callee && I < Callee->getNumParams() ? Callee->getParamDecl(I)
-                                               : nullptr;
+      const ParmVarDecl *Param = Callee && I - First < Callee->getNumParams()
+                                     ? Callee->getParamDecl(I - First)
+                                     : nullptr;
       // Memory: a pointer, an array, or an lvalue bound to a reference.
       bool ByRef = Param && Param->getType()->isReferenceType();
       if (!T->isPointerType() && !T->isArrayType() && !ByRef) {
@@ -145,6 +157,47 @@ private:
       }
       visit(A, Param ? paramUse(Callee, Param) : (Read | Write));
     }
+  }
+
+  /// The object of a member call (obj.m(), p->m(), a member operator) is
+  /// used as the method uses `*this`. Returns the index of the call's first
+  /// argument that is an argument of the method.
+  unsigned visitObject(const CallExpr *Call) {
+    const Expr *Object = nullptr;
+    unsigned First = 0;
+    const auto *M = dyn_cast_or_null<CXXMethodDecl>(Call->getDirectCallee());
+    if (const auto *MC = dyn_cast<CXXMemberCallExpr>(Call)) {
+      Object = MC->getImplicitObjectArgument();
+    } else if (isa<CXXOperatorCallExpr>(Call) && M) {
+      Object = Call->getArg(0);
+      First = 1;
+    }
+    if (!Object)
+      return First;
+    if (!M) {
+      visit(Object, Read | Write);
+      return First;
+    }
+    if (M->isStatic())
+      visit(Object, Read);
+    else if (M->isConst())
+      visit(Object, Read);
+    else if (M->isVirtual() && !M->hasAttr<FinalAttr>() &&
+             !M->getParent()->hasAttr<FinalAttr>())
+      visit(Object, Read | Write);
+    else
+      visit(Object, thisUse(M));
+    return First;
+  }
+
+  /// How method M uses `*this`, from its body.
+  unsigned thisUse(const CXXMethodDecl *M) {
+    const FunctionDecl *Def = nullptr;
+    if (!M->hasBody(Def) || !Seen.insert(Def).second)
+      return Read | Write;
+    unsigned U = ParamUseWalker(nullptr, Seen).walk(Def->getBody());
+    Seen.erase(Def);
+    return U;
   }
 
   /// How Callee uses its parameter Param, from its body; unknown (a body
@@ -164,10 +217,23 @@ private:
 } // namespace
 
 ParamMemoryUse paramMemoryUse(const FunctionDecl *Def, unsigned I) {
+  // A view: `self` is `this`, `result` is written, the rest are the
+  // original's parameters.
+  const ParmVarDecl *P = nullptr;
+  if (const FunctionView *View = asView(Def)) {
+    const FunctionDecl *OrigDef = nullptr;
+    if (!View->Of->hasBody(OrigDef) ||
+        (View->Result && I == unsigned(View->Self)))
+      return {true, true};
+    Def = OrigDef;
+    if (I >= View->firstParam())
+      P = OrigDef->getParamDecl(I - View->firstParam());
+  } else {
+    P = Def->getParamDecl(I);
+  }
   llvm::SmallPtrSet<const Decl *, 8> Seen;
   Seen.insert(Def);
-  unsigned U =
-      ParamUseWalker(Def->getParamDecl(I), Seen).walk(Def->getBody());
+  unsigned U = ParamUseWalker(P, Seen).walk(Def->getBody());
   return {(U & Read) != 0, (U & Write) != 0};
 }
 

@@ -4,6 +4,8 @@
 #ifndef FLUXION_HELPERS_HPP
 #define FLUXION_HELPERS_HPP
 
+#include <type_traits>
+
 namespace fluxion {
 
 /// Returns X; no derivative flows back through it (TensorFlow's
@@ -14,6 +16,18 @@ template <class T> inline T stop_gradient(T X) { return X; }
 /// grad_pass_through, the straight-through estimator).
 template <class F, class T> inline T pass_through(F Fn, T X) {
   return static_cast<T>(Fn(X));
+}
+
+/// An object of the struct of reals T with every member zero, whatever T's
+/// constructors do (or whether it has a default one): generated code starts
+/// adjoints and tangents of such classes from it.
+template <class T> inline T zero_object() {
+  static_assert(std::is_trivially_copyable<T>::value,
+                "derivatives copy structs of reals member by member");
+  struct Bytes {
+    alignas(T) unsigned char B[sizeof(T)];
+  } Zero{};
+  return __builtin_bit_cast(T, Zero);
 }
 
 namespace detail {

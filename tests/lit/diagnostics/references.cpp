@@ -37,10 +37,12 @@ double &at(double *a, int i) { return a[i]; }
 }
 // CHECK: note: while differentiating 'k'
 
-// A local reference: one error at its declaration, none at its uses.
-[[fluxion::grad]] double m(double *a) {
-  // CHECK: references.cpp:[[@LINE+1]]:11: error: fluxion: local variable of type 'double &' is not supported
-  double &r = a[1];
+// A local reference whose place changes while it is in use: one error at
+// its declaration, none at its uses.
+[[fluxion::grad]] double m(double *a, int i) {
+  // CHECK: references.cpp:[[@LINE+1]]:11: error: fluxion: local reference 'r' ('i', which chooses the place, changes while it is in use) is not supported in a differentiated function; index the array or name the member at each use
+  double &r = a[i];
+  ++i;
   r *= 2;
   return r;
 }

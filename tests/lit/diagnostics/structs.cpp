@@ -30,13 +30,6 @@ struct Grid {
   return c.u[1][2];
 }
 
-Vec3 sub(const Vec3 &l, const Vec3 &r) { return {l.x - r.x, l.y - r.y, l.z - r.z}; }
-[[fluxion::grad]] double c(const Vec3 *v) {
-  // CHECK: structs.cpp:[[@LINE+1]]:10: error: fluxion: cannot generate derivatives of 'sub': it returns an object of class type Vec3; write the result through a reference parameter instead ('Vec3 &out')
-  return sub(v[0], v[1]).x;
-}
-
-
 // A pointer to reals inside a class: refused, not silently left without
 // derivative, as a parameter and where a member is read.
 // CHECK: structs.cpp:[[@LINE+1]]:40: error: fluxion: a parameter of type 'const Span &' is not supported in a differentiated function; member 'p' is a pointer to real numbers, which derivatives cannot follow yet; pass the real numbers as a pointer or array parameter of their own

@@ -39,6 +39,17 @@ private:
   bool lowerCompound(const clang::CompoundStmt *S, ir::Block &Out);
   bool lowerDecl(const clang::DeclStmt *S, ir::Block &Out);
   bool lowerVarInit(ir::Var *V, const clang::Expr *Init, ir::Block &Out);
+  /// A local reference or pointer (LowerAlias.cpp): an alias of the place
+  /// its initialiser designates when that place cannot change while the
+  /// variable lives, else why not (empty when it is an alias).
+  std::string aliasProblem(const clang::VarDecl *VD);
+  /// Initialises the lvalue Slot of type Ty from Init (a number, an array,
+  /// an object).
+  bool lowerInitInto(ir::ExprP Slot, clang::QualType Ty,
+                     const clang::Expr *Init, ir::Block &Out);
+  /// Runs a constructor other than a trivial one on the object at Slot.
+  bool lowerConstructorCall(ir::ExprP Slot, const clang::CXXConstructExpr *CE,
+                            ir::Block &Out);
   bool lowerArrayInit(ir::ExprP Base, clang::QualType Ty,
                       const clang::Expr *Init, ir::Block &Out);
   // Objects of structs of reals (LowerRecord.cpp): initialisation and
@@ -49,6 +60,12 @@ private:
                    clang::SourceLocation Loc, ir::Block &Out);
   void zeroMembers(ir::ExprP Dst, clang::QualType Ty, clang::SourceLocation Loc,
                    ir::Block &Out);
+  /// A constructor's member initialisers (written and implicit), as
+  /// assignments to the members of `*self`.
+  bool lowerMemberInits(const clang::CXXConstructorDecl *Ctor, ir::Block &Out);
+  /// An object of class type made by E (a call returning it, a
+  /// constructor call): a new temporary holding it.
+  ir::ExprP lowerTemporaryObject(const clang::Expr *E, ir::Block &Pre);
   /// `a = b` of class type (the trivial operator=): member-wise.
   bool lowerRecordAssignment(const clang::CXXOperatorCallExpr *E,
                              ir::Block &Out);
@@ -76,23 +93,38 @@ private:
   // calls) are appended to Pre. Null after an error.
   ir::ExprP lowerExpr(const clang::Expr *E, ir::Block &Pre);
   ir::ExprP lowerCast(const clang::CastExpr *E, ir::Block &Pre);
-  ir::ExprP lowerDeclRef(const clang::DeclRefExpr *E);
+  ir::ExprP lowerDeclRef(const clang::DeclRefExpr *E, ir::Block &Pre);
   ir::ExprP lowerMember(const clang::MemberExpr *E, ir::Block &Pre);
   ir::ExprP lowerUnary(const clang::UnaryOperator *E, ir::Block &Pre);
   ir::ExprP lowerBinary(const clang::BinaryOperator *E, ir::Block &Pre);
   ir::ExprP lowerConditional(const clang::ConditionalOperator *E,
                              ir::Block &Pre);
   ir::ExprP lowerShortCircuit(const clang::BinaryOperator *E, ir::Block &Pre);
+  struct MemberCall {
+    const clang::CXXMethodDecl *Method = nullptr;
+    const clang::Expr *Object = nullptr;
+    unsigned FirstArg = 0; ///< the call's first argument that is not Object
+    bool Arrow = false;    ///< p->m(): Object is a pointer
+    bool Qualified = false;
+    bool Dynamic = false; ///< a virtual call whose target is not known
+  };
+  MemberCall memberCall(const clang::CallExpr *E);
   /// A call; nested calls are stored into a temporary unless TopLevel.
+  /// Discarded: the result is not used (a call statement).
   ir::ExprP lowerCall(const clang::CallExpr *E, ir::Block &Pre,
-                      bool TopLevel = false);
+                      bool TopLevel = false, bool Discarded = false);
+  bool lowerArguments(const clang::FunctionDecl *Callee,
+                      llvm::ArrayRef<const clang::Expr *> ArgExprs,
+                      llvm::SmallVectorImpl<ir::ExprP> &Args, ir::Block &Pre,
+                      clang::SourceLocation Loc);
   ir::ExprP lowerLiteral(const clang::Expr *E);
   ir::ExprP lowerLValue(const clang::Expr *E, ir::Block &Pre);
   /// The address of lvalue LV as a pointer of type PtrTy (&p[i] is p + i).
   ir::ExprP addressOf(ir::ExprP LV, clang::QualType PtrTy);
   /// False (reported) if two pointer or reference arguments of a call are
   /// the same address and the callee writes through one of them.
-  bool checkAliasing(const clang::CallExpr *E, const clang::FunctionDecl *Callee,
+  bool checkAliasing(llvm::ArrayRef<const clang::Expr *> ArgExprs,
+                     const clang::FunctionDecl *Callee,
                      llvm::ArrayRef<ir::ExprP> Args);
   /// An argument bound to a reference parameter of type ParamTy: the
   /// address of the lvalue, or of a temporary holding a value.
@@ -119,10 +151,19 @@ private:
   std::unique_ptr<ir::Function> F;
   llvm::DenseMap<const clang::VarDecl *, ir::Var *> Vars;
   ir::Var *ReturnVar = nullptr;
+  /// A method lowered as a function (Methods.h): the variable `this` is.
+  ir::Var *Self = nullptr;
+  /// A function returning an object, lowered as a view: where it goes.
+  ir::Var *Result = nullptr;
   bool HadClangErrors = false;
   /// Locals already reported (or deliberately not lowered): expressions that
   /// use them report nothing more.
   llvm::SmallPtrSet<const clang::VarDecl *, 4> Poisoned;
+  /// Local references and pointers lowered as their initialisers.
+  llvm::DenseMap<const clang::VarDecl *, const clang::Expr *> Aliases;
+  /// The compound statements being lowered, innermost last, with the index
+  /// of the statement being lowered in each.
+  llvm::SmallVector<std::pair<const clang::CompoundStmt *, unsigned>, 8> Scopes;
   bool usesPoisoned(const clang::Stmt *S) const;
 };
 
@@ -151,6 +192,9 @@ bool isDifferentiableType(clang::QualType T);
 /// of reals (`struct Particle { double x, y, z, m; }`). Its floating members
 /// are differentiated; its adjoint is an object of the same class.
 bool isDifferentiableRecord(clang::QualType T);
+/// A class that holds no real numbers at all (a policy, a tag, a polymorphic
+/// shape with no data): passed through untouched, its methods callable.
+bool isClassWithoutReals(clang::QualType T);
 /// Why class T cannot be differentiated (a pointer to reals among its
 /// members, a base class, a member of a library type, ...), naming the
 /// member; empty when it is a struct of reals or of integers only.

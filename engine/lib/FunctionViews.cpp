@@ -1,0 +1,154 @@
+//===- FunctionViews.cpp - Methods and object results as plain functions --===//
+#include "fluxion/engine/FunctionViews.h"
+#include "fluxion/engine/Lowering.h"
+
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/DeclCXX.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SmallVector.h"
+
+#include <memory>
+
+using namespace clang;
+
+namespace fluxion {
+namespace {
+struct Registry {
+  llvm::DenseMap<const FunctionDecl *, FunctionDecl *> ViewOf;
+  llvm::DenseMap<const FunctionDecl *, std::unique_ptr<FunctionView>> Info;
+};
+
+Registry &registry() {
+  static Registry R;
+  return R;
+}
+
+const char *operatorWord(OverloadedOperatorKind K) {
+  switch (K) {
+  case OO_Plus: return "plus";
+  case OO_Minus: return "minus";
+  case OO_Star: return "times";
+  case OO_Slash: return "divide";
+  case OO_PlusEqual: return "plus_assign";
+  case OO_MinusEqual: return "minus_assign";
+  case OO_StarEqual: return "times_assign";
+  case OO_SlashEqual: return "divide_assign";
+  case OO_Equal: return "assign";
+  case OO_Call: return "call";
+  case OO_Subscript: return "subscript";
+  case OO_EqualEqual: return "equal";
+  case OO_ExclaimEqual: return "not_equal";
+  case OO_Less: return "less";
+  case OO_Greater: return "greater";
+  case OO_LessEqual: return "less_equal";
+  case OO_GreaterEqual: return "greater_equal";
+  default: return "op";
+  }
+}
+
+/// FD's body, if it has one by now.
+Stmt *bodyOf(const FunctionDecl *FD) {
+  const FunctionDecl *Def = nullptr;
+  return FD->hasBody(Def) ? Def->getBody() : nullptr;
+}
+
+bool isInstanceMethod(const FunctionDecl *FD) {
+  const auto *M = dyn_cast<CXXMethodDecl>(FD);
+  return M && !M->isStatic();
+}
+} // namespace
+
+std::string viewIdentifier(const FunctionDecl *FD) {
+  if (isa<CXXConstructorDecl>(FD))
+    return "construct";
+  if (FD->getIdentifier())
+    return FD->getName().str();
+  return std::string("operator_") + operatorWord(FD->getOverloadedOperator());
+}
+
+bool needsView(const FunctionDecl *FD) {
+  // Operators get a view for its name (operator_plus_fwd, not operator+_fwd).
+  return isInstanceMethod(FD) || FD->isOverloadedOperator() ||
+         (!FD->getReturnType()->isReferenceType() &&
+          isDifferentiableRecord(FD->getReturnType()));
+}
+
+FunctionDecl *viewOf(const FunctionDecl *FD) {
+  FD = FD->getCanonicalDecl();
+  Registry &R = registry();
+  if (FunctionDecl *View = R.ViewOf.lookup(FD))
+    return View;
+  ASTContext &Ctx = FD->getASTContext();
+  auto Info = std::make_unique<FunctionView>();
+  Info->Of = FD;
+  llvm::SmallVector<std::pair<QualType, IdentifierInfo *>, 8> Params;
+  if (const auto *M = dyn_cast<CXXMethodDecl>(FD); M && !M->isStatic()) {
+    Info->Self = true;
+    Params.push_back({M->getThisType(), &Ctx.Idents.get("self")});
+  }
+  QualType Ret = FD->getReturnType();
+  if (!Ret->isReferenceType() && isDifferentiableRecord(Ret)) {
+    Info->Result = true;
+    Params.push_back({Ctx.getPointerType(Ret.getUnqualifiedType()),
+                      &Ctx.Idents.get("result")});
+    Ret = Ctx.VoidTy;
+  } else if (Ret->isReferenceType()) {
+    // Only ever discarded (the lowering refuses other uses).
+    Info->DropsReference = true;
+    Ret = Ctx.VoidTy;
+  }
+  for (const ParmVarDecl *P : FD->parameters())
+    Params.push_back({P->getType(), P->getIdentifier()});
+  llvm::SmallVector<QualType, 8> Types;
+  for (const auto &P : Params)
+    Types.push_back(P.first);
+  FunctionProtoType::ExtProtoInfo EPI;
+  QualType FnTy = Ctx.getFunctionType(Ret, Types, EPI);
+  SourceLocation Loc = FD->getLocation();
+  // A member's view lives in its class (its derivatives are static members
+  // there, which may read private members); a free function's beside it.
+  auto *DC = const_cast<DeclContext *>(FD->getDeclContext());
+  auto *View = FunctionDecl::Create(
+      Ctx, DC, Loc, Loc, DeclarationName(&Ctx.Idents.get(viewIdentifier(FD))),
+      FnTy, Ctx.getTrivialTypeSourceInfo(FnTy, Loc),
+      isa<CXXMethodDecl>(FD) ? SC_Static : FD->getStorageClass(),
+      /*UsesFPIntrin=*/false, /*isInlineSpecified=*/FD->isInlined(),
+      /*hasWrittenPrototype=*/true);
+  llvm::SmallVector<ParmVarDecl *, 8> Decls;
+  for (unsigned I = 0; I < Params.size(); ++I) {
+    auto *P = ParmVarDecl::Create(
+        Ctx, View, Loc, Loc, Params[I].second, Params[I].first,
+        Ctx.getTrivialTypeSourceInfo(Params[I].first, Loc), SC_None, nullptr);
+    P->setScopeInfo(0, I);
+    Decls.push_back(P);
+  }
+  View->setParams(Decls);
+  View->setLexicalDeclContext(
+      const_cast<DeclContext *>(FD->getLexicalDeclContext()));
+  if (Stmt *Body = bodyOf(FD))
+    View->setBody(Body);
+  R.ViewOf[FD] = View;
+  R.Info[View] = std::move(Info);
+  return View;
+}
+
+const FunctionView *asView(const FunctionDecl *View) {
+  if (!View)
+    return nullptr;
+  auto It = registry().Info.find(View);
+  return It == registry().Info.end() ? nullptr : It->second.get();
+}
+
+void updateViewBodies() {
+  for (auto &[FD, View] : registry().ViewOf)
+    if (!View->hasBody())
+      if (Stmt *Body = bodyOf(FD))
+        View->setBody(Body);
+}
+
+void forgetViews() {
+  registry().ViewOf.clear();
+  registry().Info.clear();
+}
+
+} // namespace fluxion

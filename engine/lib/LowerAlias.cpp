@@ -1,0 +1,138 @@
+//===- LowerAlias.cpp - Local references and pointers as places ------------===//
+//
+// A reference is an address. `double &r = a[i];`, `auto &p = ps[k];`,
+// `const double *row = A + i * n;` and `Particle *q = &p;` name a place; as
+// long as nothing that determines the place (i, A, n: the variables the
+// initialiser reads as values) changes while the variable is in scope, and
+// the variable itself is never moved, every use of it is its initialiser
+// again (row[j] is (A + i * n)[j]). The engine then sees only arrays,
+// members and pointer parameters, which its analyses already follow.
+// A pointer that walks (p++, p += n) is not lowered this way and stays a
+// located error.
+//
+//===----------------------------------------------------------------------===//
+#include "fluxion/engine/Lowering.h"
+
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/ExprCXX.h"
+#include "llvm/ADT/SmallPtrSet.h"
+
+using namespace clang;
+
+namespace fluxion {
+namespace {
+
+using VarSet = llvm::SmallPtrSet<const VarDecl *, 8>;
+
+const VarDecl *varOf(const Expr *E) {
+  const auto *DRE = dyn_cast<DeclRefExpr>(E->IgnoreParens());
+  return DRE ? dyn_cast<VarDecl>(DRE->getDecl()) : nullptr;
+}
+
+/// The variables E reads as values (not those it only designates memory
+/// of: `a` in a[i] for an array a, `p` in &p).
+void valuesRead(const Stmt *S, VarSet &Out) {
+  if (!S)
+    return;
+  if (const auto *CE = dyn_cast<ImplicitCastExpr>(S))
+    if (CE->getCastKind() == CK_LValueToRValue)
+      if (const VarDecl *V = varOf(CE->getSubExpr()))
+        Out.insert(V);
+  for (const Stmt *C : S->children())
+    valuesRead(C, Out);
+}
+
+/// Something in S that a place built from these variables cannot follow:
+/// a call, a conditional, a lambda.
+bool hasUnfollowable(const Stmt *S) {
+  if (!S)
+    return false;
+  if (isa<CallExpr, ConditionalOperator, BinaryConditionalOperator,
+          LambdaExpr, StmtExpr>(S))
+    return true;
+  for (const Stmt *C : S->children())
+    if (hasUnfollowable(C))
+      return true;
+  return false;
+}
+
+/// The first variable of Vars that S may change: assigned, incremented,
+/// its address taken, bound to a non-const reference argument.
+const VarDecl *firstWritten(const Stmt *S, const VarSet &Vars) {
+  if (!S)
+    return nullptr;
+  auto In = [&](const Expr *E) -> const VarDecl * {
+    const VarDecl *V = varOf(E->IgnoreImpCasts());
+    return V && Vars.count(V) ? V : nullptr;
+  };
+  if (const auto *BO = dyn_cast<BinaryOperator>(S))
+    if (BO->isAssignmentOp())
+      if (const VarDecl *V = In(BO->getLHS()))
+        return V;
+  if (const auto *UO = dyn_cast<UnaryOperator>(S))
+    if (UO->isIncrementDecrementOp() || UO->getOpcode() == UO_AddrOf)
+      if (const VarDecl *V = In(UO->getSubExpr()))
+        return V;
+  if (const auto *Call = dyn_cast<CallExpr>(S)) {
+    const FunctionDecl *Callee = Call->getDirectCallee();
+    unsigned Shift = isa<CXXOperatorCallExpr>(Call) &&
+                             isa_and_nonnull<CXXMethodDecl>(Callee)
+                         ? 1
+                         : 0;
+    for (unsigned I = 0; I < Call->getNumArgs(); ++I) {
+      const VarDecl *V = In(Call->getArg(I));
+      if (!V)
+        continue;
+      if (I < Shift)
+        return V; // the object of a member operator
+      const ParmVarDecl *P = Callee && I - Shift < Callee->getNumParams()
+                                 ? Callee->getParamDecl(I - Shift)
+                                 : nullptr;
+      if (!P || (P->getType()->isReferenceType() &&
+                 !P->getType()->getPointeeType().isConstQualified()))
+        return V;
+    }
+  }
+  if (const auto *Lambda = dyn_cast<LambdaExpr>(S))
+    for (const LambdaCapture &C : Lambda->captures())
+      if (C.capturesVariable() && C.getCaptureKind() == LCK_ByRef)
+        if (const auto *V = dyn_cast<VarDecl>(C.getCapturedVar());
+            V && Vars.count(V))
+          return V;
+  for (const Stmt *C : S->children())
+    if (const VarDecl *V = firstWritten(C, Vars))
+      return V;
+  return nullptr;
+}
+
+} // namespace
+
+std::string FunctionLowering::aliasProblem(const VarDecl *VD) {
+  const Expr *Init = VD->getInit();
+  bool Reference = VD->getType()->isReferenceType();
+  if (!Init)
+    return "declared without a value";
+  if (Init->HasSideEffects(Ctx) || hasUnfollowable(Init))
+    return "its initialiser calls a function or chooses between places";
+  if (Reference && !Init->isGLValue())
+    return "bound to a value";
+  if (Scopes.empty())
+    return "declared outside a block";
+  // What determines the place, and the variable itself when it is a
+  // pointer (a reference cannot be reseated).
+  VarSet Watched;
+  valuesRead(Init, Watched);
+  if (!Reference)
+    Watched.insert(VD);
+  auto [Scope, Index] = Scopes.back();
+  auto Body = Scope->body();
+  for (auto It = Body.begin() + Index; It != Body.end(); ++It)
+    if (const VarDecl *V = firstWritten(*It, Watched))
+      return V == VD ? "it is moved or reassigned"
+                     : "'" + V->getNameAsString() +
+                           "', which chooses the place, changes while it is "
+                           "in use";
+  return "";
+}
+
+} // namespace fluxion
