@@ -370,8 +370,12 @@ ExprP shadowOf(const Expr &E, ASTContext &Ctx,
     ExprP Sub = shadowOf(*E.Ops[0], Ctx, Shadow);
     // Keep the decay visible: analyses that look for pointer arguments
     // (calls writing through them) must see the shadow as one too.
+    // The shadow is written: it decays to a pointer to non-const elements
+    // (a member array of a const S is const; its adjoint is not).
     if (Sub && Sub->Ty->isArrayType() && E.Ty->isPointerType())
-      return cast(E.Ty, Sub);
+      return cast(Ctx.getPointerType(
+                      E.Ty->getPointeeType().getUnqualifiedType()),
+                  Sub);
     return Sub;
   }
   default:

@@ -121,6 +121,19 @@ double norm2(Vec3 v) { return v.x * v.x + v.y * v.y + v.z * v.z; }
   return norm2(a) * s + norm2(b[0]) * a.x + std::cos(a.z * b[0].y);
 }
 
+// An element of an array member of a const object passed to a callee's
+// const T&: its adjoint is a pointer into the adjoint object, which the
+// forward-over-reverse sweep of f_hvp must see as written.
+struct Poly {
+  double c0;
+  long double a[3];
+};
+long double cubeSin(const long double &x) { return x * x * std::sin(x); }
+[[fluxion::grad]] [[fluxion::hessian]] long double
+polyTerm(const Poly &p, long double x) {
+  return cubeSin(p.a[1]) * x * p.a[2] + p.c0 * cubeSin(p.a[0]);
+}
+
 } // namespace structs
 
 using nt::ld;
@@ -395,4 +408,32 @@ TEST(Structs, ArrayMembers) {
   }
   NT_EXPECT_CLOSE(structs::mlp_jvp(l, x, &out, &tl, tx, &tout), dot, 1e-12L,
                   1e-14L);
+}
+
+TEST(Structs, HvpThroughAnArrayMemberOfAConstObject) {
+  structs::Poly p{0.7, {0.3L, -1.1L, 0.8L}}, v{0.2, {0.5L, -0.3L, 0.7L}};
+  long double x = 0.9L, vx = -0.4L;
+  structs::Poly hv{};
+  long double hx = 0;
+  structs::polyTerm_hvp(p, x, &v, vx, &hv, &hx);
+  // Central differences of the gradient along (v, vx).
+  auto grad = [&](long double t, structs::Poly &g, long double &gx) {
+    structs::Poly q = p;
+    q.c0 += static_cast<double>(t) * v.c0;
+    for (int i = 0; i < 3; ++i)
+      q.a[i] += t * v.a[i];
+    g = structs::Poly{};
+    gx = 0;
+    structs::polyTerm_grad(q, x + t * vx, &g, &gx);
+  };
+  const long double h = 1e-6L;
+  structs::Poly gp, gm;
+  long double gxp, gxm;
+  grad(h, gp, gxp);
+  grad(-h, gm, gxm);
+  NT_EXPECT_CLOSE(hx, (gxp - gxm) / (2 * h), 1e-7L, 1e-9L);
+  NT_EXPECT_CLOSE(hv.c0, (gp.c0 - gm.c0) / (2 * h), 1e-7L, 1e-9L);
+  for (int i = 0; i < 3; ++i)
+    NT_EXPECT_CLOSE(hv.a[i], (gp.a[i] - gm.a[i]) / (2 * h), 1e-7L, 1e-9L);
+  EXPECT_NE(hv.a[1], 0.0L);
 }
