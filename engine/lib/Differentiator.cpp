@@ -85,10 +85,41 @@ FunctionDecl *Differentiator::declare(
   for (const auto &P : Params)
     Types.push_back(P.second);
   FunctionProtoType::ExtProtoInfo EPI;
+  auto *Method = dyn_cast<CXXMethodDecl>(Like);
+  if (Method && Visible && !Method->isStatic()) {
+    // A member with the method's qualifiers (contract v2: S::f_grad).
+    EPI.TypeQuals = Method->getMethodQualifiers();
+    EPI.RefQualifier = Method->getRefQualifier();
+  }
   QualType FnTy = Ctx.getFunctionType(Ret, Types, EPI);
   StorageClass SC =
       Internal || Like->getStorageClass() == SC_Static ? SC_Static : SC_None;
   std::string Unique = derivedName(Like, Name, FnTy);
+  if (Method && Visible) {
+    // What the user calls on the class or the object is a member of it.
+    auto *MD = CXXMethodDecl::Create(
+        Ctx, Method->getParent(), Loc,
+        DeclarationNameInfo(&Ctx.Idents.get(Unique), Loc), FnTy,
+        Ctx.getTrivialTypeSourceInfo(FnTy, Loc),
+        Method->isStatic() ? SC_Static : SC_None, /*UsesFPIntrin=*/false,
+        /*isInline=*/true, ConstexprSpecKind::Unspecified, Loc);
+    llvm::SmallVector<ParmVarDecl *, 8> Parms;
+    for (const auto &P : Params) {
+      auto *PD = ParmVarDecl::Create(
+          Ctx, MD, Loc, Loc, &Ctx.Idents.get(P.first), P.second,
+          Ctx.getTrivialTypeSourceInfo(P.second, Loc), SC_None, nullptr);
+      PD->setScopeInfo(0, Parms.size());
+      Parms.push_back(PD);
+    }
+    MD->setParams(Parms);
+    MD->setAccess(AS_public);
+    MD->setImplicit(false);
+    Method->getParent()->addDecl(MD);
+    Generated.insert(MD);
+    if (OnDeclared)
+      OnDeclared(MD, Like);
+    return MD;
+  }
   FunctionDecl *FD = FunctionDecl::Create(
       Ctx, DC, Loc, Loc, DeclarationName(&Ctx.Idents.get(Unique)), FnTy,
       Ctx.getTrivialTypeSourceInfo(FnTy, Loc), SC,
@@ -226,9 +257,16 @@ bool Differentiator::checkAnnotation(FunctionDecl *FD, const Annotation &A,
     Diags.report(A.Loc, Diag::TemplateNotSupported) << A.Spelling;
     return false;
   }
-  if (isa<CXXMethodDecl>(FD))
-    return Fail("member functions are not supported yet; annotate a free "
-                "function");
+  bool Instance = isa<CXXMethodDecl>(FD) && !cast<CXXMethodDecl>(FD)->isStatic();
+  bool WithThis = llvm::is_contained(A.Params, "this");
+  if (Instance && A.K != Annotation::Kind::Grad)
+    return Fail("[[" + A.Spelling +
+                "]] on a member function is not supported yet; "
+                "[[fluxion::grad]] is, or annotate a free function that "
+                "takes the object as a parameter");
+  if (WithThis && !Instance)
+    return Fail("it names \"this\", which only a non-static member function "
+                "has");
   if (FD->isVariadic())
     return Fail("it is variadic");
   Active.assign(FD->getNumParams(), false);
@@ -243,6 +281,23 @@ bool Differentiator::checkAnnotation(FunctionDecl *FD, const Annotation &A,
         !T->getPointeeType().isConstQualified())
       AnyOutput = true;
   }
+  // A method defined in its class is seen before the class is complete:
+  // its members are checked when its derivatives are defined.
+  // A non-const method may write the object: it is an output, like S&.
+  if (WithThis && !cast<CXXMethodDecl>(FD)->isConst())
+    AnyOutput = true;
+  if (WithThis && (cast<CXXMethodDecl>(FD)->getParent()->isBeingDefined() ||
+                   isDifferentiableRecord(cast<CXXMethodDecl>(FD)
+                                              ->getThisType()
+                                              ->getPointeeType())))
+    AnyDiff = true;
+  else if (WithThis)
+    return Fail("it names \"this\", but '" +
+                cast<CXXMethodDecl>(FD)->getParent()->getNameAsString() +
+                "' is not a class of real numbers (" +
+                recordProblem(cast<CXXMethodDecl>(FD)->getThisType()
+                                  ->getPointeeType()) +
+                ")");
   if (!AnyDiff && A.Params.empty()) {
     // A class parameter the engine cannot follow yet is named as such, not
     // taken for the absence of real numbers.
@@ -270,6 +325,8 @@ bool Differentiator::checkAnnotation(FunctionDecl *FD, const Annotation &A,
                  "value or void")
                     .c_str());
   for (const std::string &Name : A.Params) {
+    if (Name == "this")
+      continue;
     bool Found = false;
     for (unsigned I = 0; I < FD->getNumParams(); ++I) {
       if (FD->getParamDecl(I)->getName() != Name)
@@ -358,6 +415,7 @@ void Differentiator::annotate(FunctionDecl *FD, const Annotation &A) {
     E->Named.push_back(A.Params.empty() ||
                        llvm::is_contained(A.Params, P->getName()));
   E->Globals = Globals;
+  E->WithThis = llvm::is_contained(A.Params, "this");
   E->Loc = A.Loc;
   E->OnlyForJacobian = A.ForJacobian;
   if (A.K == Annotation::Kind::Jvp) {
@@ -392,6 +450,11 @@ void Differentiator::annotate(FunctionDecl *FD, const Annotation &A) {
          G->getType()->isArrayType()
              ? Ctx.getArrayDecayedType(G->getType().getUnqualifiedType())
              : Ctx.getPointerType(G->getType().getUnqualifiedType())});
+  // The object's adjoint follows, where the globals' go (contract v2).
+  if (E->WithThis)
+    Params.push_back(
+        {"d_this", Ctx.getPointerType(Ctx.getRecordType(
+                       cast<CXXMethodDecl>(FD)->getParent()))});
   E->VJP = declare(FD, Base + "_vjp", Ctx.VoidTy, Params, false, true);
   if (hasSeed(FD)) {
     auto GradParams = Params;
@@ -904,7 +967,26 @@ void Differentiator::defineUser(UserEntry &E, FunctionDecl *Def) {
   } else {
     if (!checkGlobalsInCallees(Def, E))
       return;
-    auto D = differentiate(Def, E.Active, Ctx, Diags, *this, nullptr,
+    // A member function is differentiated as its view (FunctionViews.h):
+    // `self` is `this`, and its adjoint comes last.
+    auto *Method = dyn_cast<CXXMethodDecl>(Def);
+    bool Instance = Method && !Method->isStatic();
+    if (E.WithThis && !isDifferentiableRecord(
+                          Method->getThisType()->getPointeeType())) {
+      Diags.report(E.Loc, Diag::NotDifferentiable)
+          << Def
+          << ("it names \"this\", but '" +
+              Method->getParent()->getNameAsString() +
+              "' is not a class of real numbers (" +
+              recordProblem(Method->getThisType()->getPointeeType()) + ")");
+      Current = nullptr;
+      return;
+    }
+    FunctionDecl *Lowered = Instance ? viewOf(Method) : Def;
+    std::vector<bool> Active = E.Active;
+    if (Instance)
+      Active.insert(Active.begin(), E.WithThis);
+    auto D = differentiate(Lowered, Active, Ctx, Diags, *this, nullptr,
                            E.Globals);
     if (!D) {
       explain(Def);
@@ -914,6 +996,18 @@ void Differentiator::defineUser(UserEntry &E, FunctionDecl *Def) {
     EmitRequest R;
     R.Target = E.VJP;
     R.Params = D->ReverseParams;
+    if (Instance) {
+      R.This = R.Params.front();
+      R.Params.erase(R.Params.begin());
+      auto It = llvm::find_if(R.Params,
+                              [&](Var *V) { return V->Primal == R.This; });
+      if (It != R.Params.end()) {
+        Var *DThis = *It;
+        DThis->Name = "d_this";
+        R.Params.erase(It);
+        R.Params.push_back(DThis);
+      }
+    }
     R.Locals = D->IR->Locals;
     R.Body = std::move(D->Parts.Forward);
     for (StmtP &St : D->Parts.Reverse)

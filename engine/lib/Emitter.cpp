@@ -72,7 +72,16 @@ Expr *Emitter::convert(Expr *E, QualType Ty) {
   return R.isInvalid() ? bad("conversion") : R.get();
 }
 
+Expr *Emitter::thisExpr() {
+  const auto *M = dyn_cast<CXXMethodDecl>(Target);
+  if (!M || M->isStatic())
+    return bad("'this' outside a member function");
+  return S.BuildCXXThisExpr(Loc, M->getThisType(), /*IsImplicit=*/false);
+}
+
 Expr *Emitter::varRef(Var *V) {
+  if (V == ThisVar && V)
+    return thisExpr();
   ValueDecl *D = nullptr;
   if (V->K == Var::Kind::Global) {
     D = V->Origin;
@@ -188,6 +197,20 @@ Expr *Emitter::callOf(const ir::Expr &E) {
     Args.push_back(AE);
   }
   const FunctionView *View = asView(E.Callee);
+  if (auto *M = dyn_cast<CXXMethodDecl>(E.Callee); M && !M->isStatic()) {
+    // Another generated member of the same object (f_grad calls f_vjp).
+    Expr *This = thisExpr();
+    if (!This)
+      return nullptr;
+    Expr *Fn = MemberExpr::CreateImplicit(S.getASTContext(), This,
+                                          /*IsArrow=*/true, M,
+                                          S.getASTContext().BoundMemberTy,
+                                          VK_PRValue, OK_Ordinary);
+    ExprResult C = S.BuildCallExpr(nullptr, Fn, Loc, Args, Loc);
+    if (C.isInvalid())
+      return bad("call to '" + E.Callee->getNameAsString() + "'");
+    return C.get();
+  }
   if (!View) {
     ExprResult C = S.BuildCallExpr(nullptr, functionRef(E.Callee, Loc), Loc,
                                    Args, Loc);
@@ -711,6 +734,7 @@ bool Emitter::emit(EmitRequest &R) {
   Loc = Target->getLocation();
   Failed = false;
   Decls.clear();
+  ThisVar = R.This;
   Sema::SynthesizedFunctionScope Scope(S, Target);
   if (R.Params.size() != Target->getNumParams())
     return bad("parameter count"), false;

@@ -12,6 +12,7 @@
 #include <fluxion/fluxion.hpp>
 
 #include <cmath>
+#include <type_traits>
 #include <vector>
 
 #include "numeric_check.hpp"
@@ -113,6 +114,40 @@ measure(const Vec3 &u, const Vec3 *vs, int n, const Hexagon &h) {
   return r;
 }
 
+// Annotated member functions (contract v2): the generated functions are
+// members with the method's qualifiers; the object's members are
+// differentiated when the annotation names "this", and S* d_this follows
+// the parameters' adjoints.
+class Chain {
+public:
+  Chain(double k, double rest) : k_(k), rest_(rest) {}
+  [[fluxion::grad("x", "this")]] double energy(const double *x, int n) const {
+    double e = 0;
+    for (int i = 0; i + 1 < n; ++i) {
+      double l = x[i + 1] - x[i] - rest_;
+      e += 0.5 * k_ * l * l + damping(l);
+    }
+    return e;
+  }
+  // Parameters only: the object is a constant.
+  [[fluxion::grad]] double stiffness(double s) const {
+    return std::exp(s * k_) / rest_;
+  }
+  // Writes the object: in f_vjp, *d_this holds the seeds of its members on
+  // entry and their adjoints on exit.
+  [[fluxion::grad("dt", "this")]] void relax(double dt) {
+    k_ = k_ * std::exp(-dt * rest_);
+    rest_ += dt * k_;
+  }
+  [[fluxion::grad]] static double scale(double a, double b) {
+    return a * std::sin(b);
+  }
+  double k_, rest_;
+
+private:
+  double damping(double l) const { return 0.1 * k_ * l * l * l * l; }
+};
+
 } // namespace methods
 
 using methods::Vec3;
@@ -213,4 +248,64 @@ TEST(Methods, ObjectParametersAndAFinalOverride) {
     dot += tv[i].x * dvs[i].x + tv[i].y * dvs[i].y + tv[i].z * dvs[i].z;
   NT_EXPECT_CLOSE(methods::measure_jvp(u, vs, 3, h, &tu, tv), dot, 1e-12L,
                   1e-13L);
+}
+
+TEST(Methods, AnnotatedMemberFunctions) {
+  using methods::Chain;
+  EXPECT_TRUE((std::is_same_v<decltype(&Chain::energy_grad),
+                              double (Chain::*)(const double *, int, double *,
+                                                Chain *) const>));
+  EXPECT_TRUE((std::is_same_v<decltype(&Chain::relax_vjp),
+                              void (Chain::*)(double, double *, Chain *)>));
+  EXPECT_TRUE((std::is_same_v<decltype(&Chain::scale_grad),
+                              double (*)(double, double, double *, double *)>));
+  // energy: against central differences in x, k and rest.
+  std::vector<double> v = {0.1, 0.9, 1.4, 2.6, 2.0, 0.7}; // x[0..3], k, rest
+  auto f = [](const double *p) { return Chain(p[4], p[5]).energy(p, 4); };
+  auto g = [](const double *p, double *d) {
+    Chain dc(0, 0);
+    double r = Chain(p[4], p[5]).energy_grad(p, 4, d, &dc);
+    d[4] += dc.k_;
+    d[5] += dc.rest_;
+    return r;
+  };
+  nt::check_gradient<double>(f, g, v);
+  // stiffness: the closed form.
+  Chain c(2.0, 0.7);
+  double ds = 0;
+  double st = c.stiffness_grad(0.3, &ds);
+  NT_EXPECT_CLOSE(st, std::exp(0.6) / 0.7, 1e-15L, 0);
+  NT_EXPECT_CLOSE(ds, 2.0 * std::exp(0.6) / 0.7, 1e-14L, 0);
+  // relax: the pullback of seeds on both members, against differences of
+  // <seed, object after relax>.
+  const double dt = 0.2, wk = 0.6, wr = -1.3;
+  auto after = [&](double k, double rest, double h) {
+    Chain o(k, rest);
+    o.relax(h);
+    return wk * o.k_ + wr * o.rest_;
+  };
+  Chain o(2.0, 0.7);
+  Chain seed(wk, wr);
+  double ddt = 0;
+  o.relax_vjp(dt, &ddt, &seed);
+  // An in-place update: f_vjp restores the object (as for pointer outputs).
+  EXPECT_EQ(o.k_, 2.0);
+  EXPECT_EQ(o.rest_, 0.7);
+  NT_EXPECT_CLOSE(seed.k_,
+                  nt::central_diff<double>(
+                      [&](double k) { return after(k, 0.7, dt); }, 2.0),
+                  1e-7L, 1e-9L);
+  NT_EXPECT_CLOSE(seed.rest_,
+                  nt::central_diff<double>(
+                      [&](double r) { return after(2.0, r, dt); }, 0.7),
+                  1e-7L, 1e-9L);
+  NT_EXPECT_CLOSE(ddt,
+                  nt::central_diff<double>(
+                      [&](double h) { return after(2.0, 0.7, h); }, dt),
+                  1e-7L, 1e-9L);
+  double da = 0, db = 0;
+  NT_EXPECT_CLOSE(Chain::scale_grad(1.5, 0.4, &da, &db), 1.5 * std::sin(0.4),
+                  1e-15L, 0);
+  NT_EXPECT_CLOSE(da, std::sin(0.4), 1e-15L, 0);
+  NT_EXPECT_CLOSE(db, 1.5 * std::cos(0.4), 1e-15L, 0);
 }

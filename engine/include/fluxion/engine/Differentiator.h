@@ -130,6 +130,9 @@ private:
     std::vector<bool> Named;
     /// Global variables differentiated with respect to (grad only).
     std::vector<clang::VarDecl *> Globals;
+    /// A member function whose annotation names "this": the object's
+    /// members are differentiated too.
+    bool WithThis = false;
     clang::SourceLocation Loc;
     bool Defined = false;
     /// Declared only as the sweep of a Jacobian (Annotation::ForJacobian),

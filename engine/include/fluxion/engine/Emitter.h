@@ -27,6 +27,8 @@ namespace fluxion {
 struct EmitRequest {
   clang::FunctionDecl *Target = nullptr;
   std::vector<ir::Var *> Params;
+  /// A member function's object: the variable (a pointer) that is `this`.
+  ir::Var *This = nullptr;
   std::vector<ir::Var *> Locals;
   ir::Block Body;
 };
@@ -69,6 +71,9 @@ private:
   clang::SourceLocation Loc;
   llvm::DenseMap<const ir::Var *, clang::ValueDecl *> Decls;
   bool Failed = false;
+  ir::Var *ThisVar = nullptr;
+  /// `this` of the member function being emitted.
+  clang::Expr *thisExpr();
 };
 
 } // namespace fluxion
