@@ -58,6 +58,11 @@ FEATURES = {
     'structs': 'a struct of reals (scalar and array members of mixed types, an int '
                'member) passed to f and to helpers as const S& or by value, read as '
                's.m and s.a[i], copied into locals whose members are written',
+    'methods': "the struct's methods: a const one read in expressions (s.get(v)), one "
+               'that writes a member of a local copy (c.put(v), returning *this), a '
+               'constructor from two reals',
+    'aliases': 'local references and pointers that stay put: T &r = a[i] (read and '
+               'written), T *w = a (written through), const S &r = s',
 }
 
 FLOAT_TYPES = ['f', 'd', 'l']
@@ -196,17 +201,20 @@ class Scope:
         self.arrays = []
         self.loops = []    # loop counters usable as indices (0 <= i < L)
         self.struct = None # the name of a const S& in scope, if any
+        self.objects = []  # (name, writable) of every S object in scope
 
     def copy(self):
         s = Scope()
         s.vars, s.ints = list(self.vars), list(self.ints)
         s.arrays, s.loops = list(self.arrays), list(self.loops)
         s.struct = self.struct
+        s.objects = list(self.objects)
         return s
 
     def add_struct(self, name, members):
         """Makes the members of the const S& `name` readable."""
         self.struct = name
+        self.objects.append((name, False))
         for m in members:
             if m.t == 'i':
                 self.ints.append('%s.%s' % (name, m.name))
@@ -236,6 +244,8 @@ class Generator:
         # At most one const local array in a fifth of the programs.
         self.const_arrays = 1 if self.rng.random() < 0.2 else 0
         self.members = []          # the program's struct S, if it has one
+        self.methods = []          # its methods' text
+        self.get_t = None          # S::get's result type, if S has methods
 
     # -- small helpers -------------------------------------------------
     def on(self, feat):
@@ -387,7 +397,15 @@ class Generator:
         f = self.rng.choice(['fmin', 'fmax'])
         return 'std::%s(%s, %s)' % (f, a, b), math_result(t)
 
+    def method_call(self, sc, depth):
+        """A call of S's const method on an object in scope."""
+        obj, _ = self.rng.choice(sc.objects)
+        e, t = self.expr(sc, max(depth - 1, 0))
+        return '%s.get(%s)' % (obj, e), self.get_t
+
     def call(self, sc, depth):
+        if self.get_t and sc.objects and self.chance(0.35):
+            return self.method_call(sc, depth)
         cands = [h for h in self.helpers if not h.void and
                  (h.arr_param is None or
                   [a for a in sc.arrays if a.readable and a.t == h.arr_param]) and
@@ -512,6 +530,10 @@ class Generator:
             kinds += ['vcall']
         if sc.struct and self.on('structs'):
             kinds += ['scopy']
+        if self.get_t and [o for o in sc.objects if o[1]]:
+            kinds += ['mput']
+        if self.on('aliases') and (writable or sc.struct):
+            kinds += ['alias']
         if in_loop and self.on('breakcont'):
             kinds += ['brk']
         if ret_t is not None and self.on('earlyreturn') and not self.in_helper \
@@ -636,7 +658,21 @@ class Generator:
                     sc.vars.append(Var(mn, m.t))
                 else:
                     sc.arrays.append(Arr(mn, m.t, m.length, True, True))
+            sc.objects.append((name, True))
+            if self.get_t and self.chance(0.3):
+                # Made by the constructor, then given the values of the
+                # struct in scope member by member.
+                a, _ = self.expr(sc, 1)
+                b, _ = self.expr(sc, 1)
+                return ['%sS %s(%s, %s);' % (pad, name, a, b),
+                        '%s%s = %s;' % (pad, name, sc.struct)]
             return ['%sS %s = %s;' % (pad, name, sc.struct)]
+        if k == 'mput':
+            obj = self.rng.choice([o for o in sc.objects if o[1]])[0]
+            e, _ = self.expr(sc, ds)
+            return ['%s%s.put(%s);' % (pad, obj, e)]
+        if k == 'alias':
+            return self.alias(sc, pad, writable)
         if k == 'brk':
             c = self.cond(sc, 1)
             return ['%sif %s %s;' % (pad, c, self.rng.choice(['break', 'continue']))]
@@ -645,6 +681,37 @@ class Generator:
             e, _ = self.expr(sc, ds)
             return ['%sif %s' % (pad, c), '%s  return %s;' % (pad, e)]
         return []
+
+    def alias(self, sc, pad, writable):
+        """A local reference or pointer that names a place for the rest of
+        the block: its index is a constant or a loop counter, which the
+        block does not change."""
+        form = self.rng.randrange(3)
+        if form == 2 and sc.struct:
+            name = self.fresh('r')
+            sc.objects.append((name, False))
+            for m in self.members:
+                mn = '%s.%s' % (name, m.name)
+                if m.t == 'i':
+                    sc.ints.append(mn)
+                elif m.length is None:
+                    sc.vars.append(Var(mn, m.t, assignable=False))
+                else:
+                    sc.arrays.append(Arr(mn, m.t, m.length, True, False))
+            return ['%sconst S &%s = %s;' % (pad, name, sc.struct)]
+        if not writable:
+            return []
+        a = self.rng.choice(writable)
+        name = self.fresh('r')
+        T = self.ctype(a.t)
+        if form == 0 or a.length != self.L:
+            idx = str(self.rng.randrange(a.length))
+            if sc.loops and a.length == self.L and self.chance(0.5):
+                idx = self.rng.choice(sc.loops)
+            sc.vars.append(Var(name, a.t))
+            return ['%s%s &%s = %s[%s];' % (pad, T, name, a.name, idx)]
+        sc.arrays.append(Arr(name, a.t, a.length, True, True))
+        return ['%s%s *%s = %s;' % (pad, T, name, a.name)]
 
     # -- helpers --------------------------------------------------------
     def gen_helper(self, idx):
@@ -754,6 +821,51 @@ class Generator:
             self.members.append(Member('a', self.ftype(), self.L))
         self.members.append(Member('k', 'i'))
         self.rng.shuffle(self.members)
+        if self.on('methods') and self.chance(0.6):
+            self.gen_methods()
+
+    def gen_methods(self):
+        """S's methods, whose bodies read the members by their names (and
+        through this->): get(v) const returns an expression of them and v;
+        put(v) updates a floating member and returns *this; S(u, w) sets
+        every member (the int one to 3)."""
+        sc = Scope()
+        reals = [m for m in self.members if m.t != 'i']
+        for m in self.members:
+            nm = m.name if self.chance(0.7) else 'this->' + m.name
+            if m.t == 'i':
+                sc.ints.append(nm)
+            elif m.length is None:
+                sc.vars.append(Var(nm, m.t, assignable=False))
+            else:
+                sc.arrays.append(Arr(nm, m.t, m.length, True, False))
+        t = self.ftype()
+        sc.vars.append(Var('v', t, assignable=False))
+        saved, self.helpers = self.helpers, []
+        self.get_t = self.ftype()
+        e, _ = self.expr(sc, 2)
+        get = '  %s get(%s v) const { return %s; }' % (
+            CTYPE[self.get_t], CTYPE[t], e)
+        m = self.rng.choice(reals)
+        target = m.name if m.length is None else '%s[%d]' % (
+            m.name, self.rng.randrange(m.length))
+        e2, _ = self.expr(sc, 2)
+        put = '  S &put(%s v) {\n    %s %s %s;\n    return *this;\n  }' % (
+            CTYPE[t], target, self.rng.choice(['=', '+=', '*=']), e2)
+        inits, body = [], []
+        for j, m in enumerate(self.members):
+            if m.t == 'i':
+                inits.append('%s(3)' % m.name)
+            elif m.length is None:
+                inits.append('%s(%s)' % (m.name, 'u' if j % 2 else 'w'))
+            else:
+                body.append('for (int i = 0; i < %d; ++i) %s[i] = u * i + w;' %
+                            (m.length, m.name))
+        ctor = '  S(%s u, %s w) : %s {%s}' % (
+            CTYPE[t], CTYPE[t], ', '.join(inits),
+            (' ' + ' '.join(body) + ' ') if body else '')
+        self.helpers = saved
+        self.methods = ['  S() = default;', ctor, get, put]
 
     def generate(self):
         rng = self.rng
@@ -906,7 +1018,7 @@ class Generator:
         helpers = '\n'.join(h.text for h in self.helpers)
         if self.members:
             helpers = 'struct S {\n%s\n};\n\n' % '\n'.join(
-                '  ' + m.decl() for m in self.members) + helpers
+                ['  ' + m.decl() for m in self.members] + self.methods) + helpers
         if self.rules:
             helpers += '} // namespace %NS%\nnamespace fluxion::custom {\n' + self.rules + \
                 '} // namespace fluxion::custom\nnamespace %NS% {\n'
