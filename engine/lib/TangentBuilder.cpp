@@ -32,7 +32,10 @@ bool TangentBuilder::isSink(const Expr &E) const {
 bool TangentBuilder::carriesTangent(QualType T) const {
   if (T->isArrayType())
     T = Ctx.getBaseElementType(T);
-  return T->isRealFloatingType();
+  // An object of a struct of reals carries the tangents of its members (a
+  // callee's split pair hands a struct local from its forward function to
+  // its backward one as a whole).
+  return T->isRealFloatingType() || isDifferentiableRecord(T);
 }
 
 Var *TangentBuilder::tangentVar(Var *V) {
@@ -154,7 +157,9 @@ bool TangentBuilder::stmt(const ir::Stmt &S, Block &Out) {
     // Floating values travel with their tangents (pushed after them).
     Out.push_back(push(S.V, S.RHS));
     if (carriesTangent(S.RHS->Ty)) {
-      ExprP T = S.RHS->Ty->isArrayType() ? tangentOf(*S.RHS) : tangent(*S.RHS);
+      ExprP T = S.RHS->Ty->isArrayType() || S.RHS->Ty->isRecordType()
+                    ? tangentOf(*S.RHS)
+                    : tangent(*S.RHS);
       Out.push_back(push(S.V, T ? T : zero(S.RHS->Ty)));
     }
     return true;

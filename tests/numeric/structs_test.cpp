@@ -134,6 +134,15 @@ polyTerm(const Poly &p, long double x) {
   return cubeSin(p.a[1]) * x * p.a[2] + p.c0 * cubeSin(p.a[0]);
 }
 
+// A callee that copies its object into a local: the callee's forward
+// function hands the copy to its backward function, tangents included
+// (f_hvp missed the copy's half before; fuzz seed 464).
+double copiedExp(const Poly &q) {
+  Poly c = q;
+  return std::exp(static_cast<double>(q.a[0] * c.a[0]) + q.c0 * c.c0);
+}
+[[fluxion::hessian]] double copyInCallee(const Poly &p) { return copiedExp(p); }
+
 } // namespace structs
 
 using nt::ld;
@@ -436,4 +445,14 @@ TEST(Structs, HvpThroughAnArrayMemberOfAConstObject) {
   for (int i = 0; i < 3; ++i)
     NT_EXPECT_CLOSE(hv.a[i], (gp.a[i] - gm.a[i]) / (2 * h), 1e-7L, 1e-9L);
   EXPECT_NE(hv.a[1], 0.0L);
+}
+
+TEST(Structs, HvpThroughACopyInACallee) {
+  structs::Poly p{0.4, {0.5L, 0, 0}}, v{1.0, {0.5L, 0, 0}}, hv{};
+  structs::copyInCallee_hvp(p, &v, &hv);
+  // f = exp(a^2 + c^2): H v = f (4 [a c] [a c]^T v + 2 v).
+  double a = 0.5, c = 0.4, f = std::exp(a * a + c * c);
+  double va = 0.5, vc = 1.0, dotv = a * va + c * vc;
+  NT_EXPECT_CLOSE(hv.a[0], f * (4 * a * dotv + 2 * va), 1e-12L, 0);
+  NT_EXPECT_CLOSE(hv.c0, f * (4 * c * dotv + 2 * vc), 1e-12L, 0);
 }
