@@ -259,10 +259,11 @@ bool Differentiator::checkAnnotation(FunctionDecl *FD, const Annotation &A,
   }
   bool Instance = isa<CXXMethodDecl>(FD) && !cast<CXXMethodDecl>(FD)->isStatic();
   bool WithThis = llvm::is_contained(A.Params, "this");
-  if (Instance && A.K != Annotation::Kind::Grad)
+  if (Instance && A.K != Annotation::Kind::Grad &&
+      A.K != Annotation::Kind::Jvp)
     return Fail("[[" + A.Spelling +
                 "]] on a member function is not supported yet; "
-                "[[fluxion::grad]] is, or annotate a free function that "
+                "[[fluxion::grad]] and [[fluxion::jvp]] are, or annotate a free function that "
                 "takes the object as a parameter");
   if (WithThis && !Instance)
     return Fail("it names \"this\", which only a non-static member function "

@@ -6,9 +6,11 @@
 //===----------------------------------------------------------------------===//
 #include "fluxion/engine/Differentiator.h"
 #include "fluxion/engine/Emitter.h"
+#include "fluxion/engine/FunctionViews.h"
 #include "fluxion/engine/Lowering.h"
 #include "fluxion/engine/Passes.h"
 
+#include "clang/AST/DeclCXX.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/Basic/SourceManager.h"
 #include "clang/Sema/Sema.h"
@@ -56,9 +58,15 @@ Differentiator::tangentParams(FunctionDecl *FD,
 
 void Differentiator::declareJVP(UserEntry &E) {
   FunctionDecl *FD = E.Annotated;
+  auto Params = tangentParams(FD, E.Active);
+  // The object's tangent follows the parameters' (contract v2): an input
+  // of a const method, in/out of another.
+  if (E.WithThis)
+    Params.push_back({"t_this", tangentParamType(
+                                    Ctx, cast<CXXMethodDecl>(FD)->getThisType())});
   E.JVP = declare(FD, FD->getNameAsString() + "_jvp",
-                  hasSeed(FD) ? FD->getReturnType() : Ctx.VoidTy,
-                  tangentParams(FD, E.Active), false, true);
+                  hasSeed(FD) ? FD->getReturnType() : Ctx.VoidTy, Params,
+                  false, true);
 }
 
 namespace {
@@ -157,10 +165,28 @@ void Differentiator::defineUserJVP(UserEntry &E, FunctionDecl *Def) {
   if (Failed)
     return;
   Current = Def;
+  // A member function is differentiated as its view (FunctionViews.h):
+  // `self` is `this`, and its tangent comes last.
+  auto *Method = dyn_cast<CXXMethodDecl>(Def);
+  bool Instance = Method && !Method->isStatic();
+  if (E.WithThis &&
+      !isDifferentiableRecord(Method->getThisType()->getPointeeType())) {
+    Diags.report(E.Loc, Diag::NotDifferentiable)
+        << Def
+        << ("it names \"this\", but '" +
+            Method->getParent()->getNameAsString() +
+            "' is not a class of real numbers (" +
+            recordProblem(Method->getThisType()->getPointeeType()) + ")");
+    Current = nullptr;
+    return;
+  }
+  std::vector<bool> Active = E.Active;
+  if (Instance)
+    Active.insert(Active.begin(), E.WithThis);
   TangentSource Src;
-  Src.Def = Def;
+  Src.Def = Instance ? viewOf(Method) : Def;
   std::shared_ptr<ir::Function> IR;
-  auto T = tangentBody(Src, E.Active, {}, Ctx, Diags, *this, IR);
+  auto T = tangentBody(Src, Active, {}, Ctx, Diags, *this, IR);
   Current = nullptr;
   if (!T) {
     explain(Def);
@@ -169,6 +195,18 @@ void Differentiator::defineUserJVP(UserEntry &E, FunctionDecl *Def) {
   EmitRequest R;
   R.Target = E.JVP;
   R.Params = T->Params;
+  if (Instance) {
+    R.This = R.Params.front();
+    R.Params.erase(R.Params.begin());
+    auto It = llvm::find_if(R.Params,
+                            [&](Var *V) { return V->Primal == R.This; });
+    if (It != R.Params.end()) {
+      Var *TThis = *It;
+      TThis->Name = "t_this";
+      R.Params.erase(It);
+      R.Params.push_back(TThis);
+    }
+  }
   R.Locals = IR->Locals;
   R.Body = std::move(T->Body);
   if (hasSeed(Def)) {

@@ -121,7 +121,8 @@ measure(const Vec3 &u, const Vec3 *vs, int n, const Hexagon &h) {
 class Chain {
 public:
   Chain(double k, double rest) : k_(k), rest_(rest) {}
-  [[fluxion::grad("x", "this")]] double energy(const double *x, int n) const {
+  [[fluxion::grad("x", "this")]] [[fluxion::jvp("x", "this")]] double
+  energy(const double *x, int n) const {
     double e = 0;
     for (int i = 0; i + 1 < n; ++i) {
       double l = x[i + 1] - x[i] - rest_;
@@ -135,7 +136,8 @@ public:
   }
   // Writes the object: in f_vjp, *d_this holds the seeds of its members on
   // entry and their adjoints on exit.
-  [[fluxion::grad("dt", "this")]] void relax(double dt) {
+  [[fluxion::grad("dt", "this")]] [[fluxion::jvp("dt", "this")]] void
+  relax(double dt) {
     k_ = k_ * std::exp(-dt * rest_);
     rest_ += dt * k_;
   }
@@ -269,7 +271,15 @@ TEST(Methods, AnnotatedMemberFunctions) {
     d[5] += dc.rest_;
     return r;
   };
-  nt::check_gradient<double>(f, g, v);
+  std::vector<ld> grad = nt::check_gradient<double>(f, g, v);
+  // f_jvp (const S* t_this after the parameters' tangents) by the dot test.
+  double tx[4] = {0.3, -0.2, 0.5, 0.1};
+  Chain tc(0.4, -0.6);
+  ld dot = tc.k_ * grad[4] + tc.rest_ * grad[5];
+  for (int i = 0; i < 4; ++i)
+    dot += tx[i] * grad[i];
+  NT_EXPECT_CLOSE(Chain(v[4], v[5]).energy_jvp(v.data(), 4, tx, &tc), dot,
+                  1e-12L, 1e-14L);
   // stiffness: the closed form.
   Chain c(2.0, 0.7);
   double ds = 0;
@@ -303,6 +313,13 @@ TEST(Methods, AnnotatedMemberFunctions) {
                   nt::central_diff<double>(
                       [&](double h) { return after(2.0, 0.7, h); }, dt),
                   1e-7L, 1e-9L);
+  // relax_jvp: the object's tangent is in/out (S* t_this); dot test
+  // against the pullback above.
+  Chain o2(2.0, 0.7), t(0.25, 0.5);
+  o2.relax_jvp(dt, 0.3, &t);
+  NT_EXPECT_CLOSE(wk * t.k_ + wr * t.rest_,
+                  seed.k_ * 0.25 + seed.rest_ * 0.5 + ddt * 0.3, 1e-13L,
+                  1e-15L);
   double da = 0, db = 0;
   NT_EXPECT_CLOSE(Chain::scale_grad(1.5, 0.4, &da, &db), 1.5 * std::sin(0.4),
                   1e-15L, 0);

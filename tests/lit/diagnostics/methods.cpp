@@ -47,8 +47,8 @@ struct P2 {
 // annotations are refused on them, and "this" needs an object.
 struct Q {
   double w;
-  // CHECK: methods.cpp:[[@LINE+1]]:5: error: fluxion: cannot generate derivatives of 'f': {{\[\[}}fluxion::jvp{{\]\]}} on a member function is not supported yet; {{\[\[}}fluxion::grad{{\]\]}} is, or annotate a free function that takes the object as a parameter
-  [[fluxion::jvp]] double f(double x) const { return w * x; }
+  // CHECK: methods.cpp:[[@LINE+1]]:5: error: fluxion: cannot generate derivatives of 'f': {{\[\[}}fluxion::hessian{{\]\]}} on a member function is not supported yet; {{\[\[}}fluxion::grad{{\]\]}} and {{\[\[}}fluxion::jvp{{\]\]}} are, or annotate a free function that takes the object as a parameter
+  [[fluxion::hessian]] double f(double x) const { return w * x; }
   // CHECK: methods.cpp:[[@LINE+1]]:5: error: fluxion: cannot generate derivatives of 'g': it names "this", which only a non-static member function has
   [[fluxion::grad("x", "this")]] static double g(double x) { return x; }
 };
