@@ -968,25 +968,12 @@ void Differentiator::defineUser(UserEntry &E, FunctionDecl *Def) {
   } else {
     if (!checkGlobalsInCallees(Def, E))
       return;
-    // A member function is differentiated as its view (FunctionViews.h):
-    // `self` is `this`, and its adjoint comes last.
-    auto *Method = dyn_cast<CXXMethodDecl>(Def);
-    bool Instance = Method && !Method->isStatic();
-    if (E.WithThis && !isDifferentiableRecord(
-                          Method->getThisType()->getPointeeType())) {
-      Diags.report(E.Loc, Diag::NotDifferentiable)
-          << Def
-          << ("it names \"this\", but '" +
-              Method->getParent()->getNameAsString() +
-              "' is not a class of real numbers (" +
-              recordProblem(Method->getThisType()->getPointeeType()) + ")");
+    FunctionDecl *Lowered = Def;
+    std::vector<bool> Active = E.Active;
+    if (!memberForm(E, Def, Lowered, Active)) {
       Current = nullptr;
       return;
     }
-    FunctionDecl *Lowered = Instance ? viewOf(Method) : Def;
-    std::vector<bool> Active = E.Active;
-    if (Instance)
-      Active.insert(Active.begin(), E.WithThis);
     auto D = differentiate(Lowered, Active, Ctx, Diags, *this, nullptr,
                            E.Globals);
     if (!D) {
@@ -997,18 +984,8 @@ void Differentiator::defineUser(UserEntry &E, FunctionDecl *Def) {
     EmitRequest R;
     R.Target = E.VJP;
     R.Params = D->ReverseParams;
-    if (Instance) {
-      R.This = R.Params.front();
-      R.Params.erase(R.Params.begin());
-      auto It = llvm::find_if(R.Params,
-                              [&](Var *V) { return V->Primal == R.This; });
-      if (It != R.Params.end()) {
-        Var *DThis = *It;
-        DThis->Name = "d_this";
-        R.Params.erase(It);
-        R.Params.push_back(DThis);
-      }
-    }
+    if (Lowered != Def)
+      placeThis(R, "d_this");
     R.Locals = D->IR->Locals;
     R.Body = std::move(D->Parts.Forward);
     for (StmtP &St : D->Parts.Reverse)
@@ -1022,6 +999,39 @@ void Differentiator::defineUser(UserEntry &E, FunctionDecl *Def) {
                     floatConst(Def->getReturnType().getUnqualifiedType(), 1),
                     Def->getNumParams());
   Current = nullptr;
+}
+
+bool Differentiator::memberForm(UserEntry &E, FunctionDecl *Def,
+                                FunctionDecl *&Lowered,
+                                std::vector<bool> &Active) {
+  auto *Method = dyn_cast<CXXMethodDecl>(Def);
+  if (!Method || Method->isStatic())
+    return true;
+  QualType Object = Method->getThisType()->getPointeeType();
+  if (E.WithThis && !isDifferentiableRecord(Object)) {
+    Diags.report(E.Loc, Diag::NotDifferentiable)
+        << Def
+        << ("it names \"this\", but '" +
+            Method->getParent()->getNameAsString() +
+            "' is not a class of real numbers (" + recordProblem(Object) +
+            ")");
+    return false;
+  }
+  Lowered = viewOf(Method);
+  Active.insert(Active.begin(), E.WithThis);
+  return true;
+}
+
+void Differentiator::placeThis(EmitRequest &R, StringRef Name) {
+  R.This = R.Params.front();
+  R.Params.erase(R.Params.begin());
+  auto It = llvm::find_if(R.Params, [&](Var *V) { return V->Primal == R.This; });
+  if (It == R.Params.end())
+    return;
+  Var *Derivative = *It;
+  Derivative->Name = Name.str();
+  R.Params.erase(It);
+  R.Params.push_back(Derivative);
 }
 
 void Differentiator::defineSplit(SplitEntry &E, FunctionDecl *Def) {

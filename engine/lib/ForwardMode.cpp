@@ -165,26 +165,13 @@ void Differentiator::defineUserJVP(UserEntry &E, FunctionDecl *Def) {
   if (Failed)
     return;
   Current = Def;
-  // A member function is differentiated as its view (FunctionViews.h):
-  // `self` is `this`, and its tangent comes last.
-  auto *Method = dyn_cast<CXXMethodDecl>(Def);
-  bool Instance = Method && !Method->isStatic();
-  if (E.WithThis &&
-      !isDifferentiableRecord(Method->getThisType()->getPointeeType())) {
-    Diags.report(E.Loc, Diag::NotDifferentiable)
-        << Def
-        << ("it names \"this\", but '" +
-            Method->getParent()->getNameAsString() +
-            "' is not a class of real numbers (" +
-            recordProblem(Method->getThisType()->getPointeeType()) + ")");
+  TangentSource Src;
+  Src.Def = Def;
+  std::vector<bool> Active = E.Active;
+  if (!memberForm(E, Def, Src.Def, Active)) {
     Current = nullptr;
     return;
   }
-  std::vector<bool> Active = E.Active;
-  if (Instance)
-    Active.insert(Active.begin(), E.WithThis);
-  TangentSource Src;
-  Src.Def = Instance ? viewOf(Method) : Def;
   std::shared_ptr<ir::Function> IR;
   auto T = tangentBody(Src, Active, {}, Ctx, Diags, *this, IR);
   Current = nullptr;
@@ -195,18 +182,8 @@ void Differentiator::defineUserJVP(UserEntry &E, FunctionDecl *Def) {
   EmitRequest R;
   R.Target = E.JVP;
   R.Params = T->Params;
-  if (Instance) {
-    R.This = R.Params.front();
-    R.Params.erase(R.Params.begin());
-    auto It = llvm::find_if(R.Params,
-                            [&](Var *V) { return V->Primal == R.This; });
-    if (It != R.Params.end()) {
-      Var *TThis = *It;
-      TThis->Name = "t_this";
-      R.Params.erase(It);
-      R.Params.push_back(TThis);
-    }
-  }
+  if (Src.Def != Def)
+    placeThis(R, "t_this");
   R.Locals = IR->Locals;
   R.Body = std::move(T->Body);
   if (hasSeed(Def)) {

@@ -37,6 +37,8 @@ class LookupResult;
 
 namespace fluxion {
 
+struct EmitRequest;
+
 /// What an annotation asks for.
 struct Annotation {
   enum class Kind { Grad, Jvp, Hessian, Jacobian };
@@ -142,6 +144,15 @@ private:
     /// Defined only if something calls it (at the end of the TU).
     bool waitsForACall() const { return OnlyForJacobian && !NeededByJacobian; }
   };
+  /// An annotated non-static member function is differentiated as its view
+  /// (FunctionViews.h), with `self` active when the annotation names
+  /// "this": sets Lowered and puts self's activity first. False after
+  /// reporting a "this" that is not a class of reals.
+  bool memberForm(UserEntry &E, clang::FunctionDecl *Def,
+                  clang::FunctionDecl *&Lowered, std::vector<bool> &Active);
+  /// A member's derivative: `self` is `this`, and its adjoint (tangent),
+  /// renamed Name, goes after the parameters'.
+  static void placeThis(EmitRequest &R, llvm::StringRef Name);
   struct SplitEntry {
     clang::FunctionDecl *Callee = nullptr;
     clang::FunctionDecl *Fwd = nullptr;
