@@ -9,6 +9,7 @@
 
 #include <cmath>
 #include <type_traits>
+#include <vector>
 
 #include "numeric_check.hpp"
 
@@ -142,6 +143,39 @@ double copiedExp(const Poly &q) {
   return std::exp(static_cast<double>(q.a[0] * c.a[0]) + q.c0 * c.c0);
 }
 [[fluxion::hessian]] double copyInCallee(const Poly &p) { return copiedExp(p); }
+
+// float and long double objects: a method in the loop, a reference into
+// an array of objects, a copy.
+struct BodyF {
+  float x, v, m;
+  int tag;
+  float kinetic() const { return 0.5f * m * v * v; }
+};
+struct BodyL {
+  long double x, v, m;
+  int tag;
+  long double kinetic() const { return 0.5L * m * v * v; }
+};
+[[fluxion::grad]] [[fluxion::jvp]] float energyF(const BodyF *b, int n,
+                                                 float g) {
+  float e = 0;
+  for (int i = 0; i < n; ++i) {
+    const BodyF &me = b[i];
+    BodyF next = b[(i + 1) % n];
+    e += me.kinetic() + me.m * g * std::sin(me.x) * next.v;
+  }
+  return e;
+}
+[[fluxion::grad]] [[fluxion::jvp]] long double
+energyL(const BodyL *b, int n, long double g) {
+  long double e = 0;
+  for (int i = 0; i < n; ++i) {
+    const BodyL &me = b[i];
+    BodyL next = b[(i + 1) % n];
+    e += me.kinetic() + me.m * g * std::sin(me.x) * next.v;
+  }
+  return e;
+}
 
 } // namespace structs
 
@@ -455,4 +489,59 @@ TEST(Structs, HvpThroughACopyInACallee) {
   double va = 0.5, vc = 1.0, dotv = a * va + c * vc;
   NT_EXPECT_CLOSE(hv.a[0], f * (4 * a * dotv + 2 * va), 1e-12L, 0);
   NT_EXPECT_CLOSE(hv.c0, f * (4 * c * dotv + 2 * vc), 1e-12L, 0);
+}
+
+namespace {
+// energyF / energyL over the flattened reals (x, v, m of each body, then g),
+// against finite differences, and f_jvp against the gradient.
+template <class T, class Body, class F, class G, class J>
+void checkBodies(F primal, G grad, J jvp) {
+  const int n = 3;
+  std::vector<T> x = {T(0.3),  T(1.1), T(2.0), T(-0.7), T(0.4),
+                      T(1.5),  T(1.2), T(-0.9), T(0.8), T(9.81)};
+  auto unpack = [&](const T *v, Body *b) {
+    for (int i = 0; i < n; ++i)
+      b[i] = Body{v[3 * i], v[3 * i + 1], v[3 * i + 2], 40 + i};
+  };
+  auto f = [&](const T *v) {
+    Body b[n];
+    unpack(v, b);
+    return primal(b, n, v[9]);
+  };
+  auto g = [&](const T *v, T *d) {
+    Body b[n], db[n] = {};
+    unpack(v, b);
+    T dg = 0;
+    T r = grad(b, n, v[9], db, &dg);
+    for (int i = 0; i < n; ++i) {
+      EXPECT_EQ(db[i].tag, 0) << "integer members are left alone";
+      d[3 * i] += db[i].x;
+      d[3 * i + 1] += db[i].v;
+      d[3 * i + 2] += db[i].m;
+    }
+    d[9] += dg;
+    return r;
+  };
+  std::vector<ld> gr = nt::check_gradient<T>(f, g, x);
+  Body b[n], t[n];
+  unpack(x.data(), b);
+  std::vector<T> tv = {T(0.1), T(-0.2), T(0.3), T(0.05), T(0.4),
+                       T(-0.1), T(0.2), T(0.3), T(-0.25), T(0.5)};
+  unpack(tv.data(), t);
+  ld dot = 0;
+  for (int k = 0; k < 10; ++k)
+    dot += static_cast<ld>(tv[k]) * gr[k];
+  NT_EXPECT_CLOSE(jvp(b, n, x[9], t, tv[9]), dot, 100 * nt::Tol<T>::exact_rtol,
+                  100 * nt::Tol<T>::exact_atol);
+}
+} // namespace
+
+TEST(Structs, FloatObjectsWithMethods) {
+  checkBodies<float, structs::BodyF>(structs::energyF, structs::energyF_grad,
+                                     structs::energyF_jvp);
+}
+
+TEST(Structs, LongDoubleObjectsWithMethods) {
+  checkBodies<long double, structs::BodyL>(
+      structs::energyL, structs::energyL_grad, structs::energyL_jvp);
 }
