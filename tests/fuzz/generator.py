@@ -211,18 +211,28 @@ class Scope:
         s.objects = list(self.objects)
         return s
 
-    def add_struct(self, name, members):
-        """Makes the members of the const S& `name` readable."""
-        self.struct = name
-        self.objects.append((name, False))
+    def add_members(self, members, spell, writable):
+        """Makes the members of an S object usable, each spelled spell(m)
+        (s.m0, this->m0), assignable when writable."""
         for m in members:
+            name = spell(m)
             if m.t == 'i':
-                self.ints.append('%s.%s' % (name, m.name))
+                self.ints.append(name)
             elif m.length is None:
-                self.vars.append(Var('%s.%s' % (name, m.name), m.t, assignable=False))
+                self.vars.append(Var(name, m.t, assignable=writable))
             else:
-                self.arrays.append(Arr('%s.%s' % (name, m.name), m.t, m.length,
-                                       True, False))
+                self.arrays.append(Arr(name, m.t, m.length, True, writable))
+
+    def add_object(self, name, members, writable=False):
+        """An S object `name` in scope: its methods callable, its members
+        usable."""
+        self.objects.append((name, writable))
+        self.add_members(members, lambda m: '%s.%s' % (name, m.name), writable)
+
+    def add_struct(self, name, members):
+        """Makes the const S& `name` the struct in scope."""
+        self.struct = name
+        self.add_object(name, members)
 
 
 class Generator:
@@ -650,15 +660,7 @@ class Generator:
             # A local copy of the struct in scope, whose members the rest of
             # the block reads and writes.
             name = self.fresh('c')
-            for m in self.members:
-                mn = '%s.%s' % (name, m.name)
-                if m.t == 'i':
-                    sc.ints.append(mn)
-                elif m.length is None:
-                    sc.vars.append(Var(mn, m.t))
-                else:
-                    sc.arrays.append(Arr(mn, m.t, m.length, True, True))
-            sc.objects.append((name, True))
+            sc.add_object(name, self.members, writable=True)
             if self.get_t and self.chance(0.3):
                 # Made by the constructor, then given the values of the
                 # struct in scope member by member.
@@ -689,15 +691,7 @@ class Generator:
         form = self.rng.randrange(3)
         if form == 2 and sc.struct:
             name = self.fresh('r')
-            sc.objects.append((name, False))
-            for m in self.members:
-                mn = '%s.%s' % (name, m.name)
-                if m.t == 'i':
-                    sc.ints.append(mn)
-                elif m.length is None:
-                    sc.vars.append(Var(mn, m.t, assignable=False))
-                else:
-                    sc.arrays.append(Arr(mn, m.t, m.length, True, False))
+            sc.add_object(name, self.members)
             return ['%sconst S &%s = %s;' % (pad, name, sc.struct)]
         if not writable:
             return []
@@ -831,14 +825,8 @@ class Generator:
         every member (the int one to 3)."""
         sc = Scope()
         reals = [m for m in self.members if m.t != 'i']
-        for m in self.members:
-            nm = m.name if self.chance(0.7) else 'this->' + m.name
-            if m.t == 'i':
-                sc.ints.append(nm)
-            elif m.length is None:
-                sc.vars.append(Var(nm, m.t, assignable=False))
-            else:
-                sc.arrays.append(Arr(nm, m.t, m.length, True, False))
+        sc.add_members(self.members, lambda m: m.name if self.chance(0.7)
+                       else 'this->' + m.name, writable=False)
         t = self.ftype()
         sc.vars.append(Var('v', t, assignable=False))
         saved, self.helpers = self.helpers, []
