@@ -4,6 +4,7 @@
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/DeclCXX.h"
+#include "clang/AST/ExprCXX.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SmallVector.h"
 
@@ -57,6 +58,32 @@ bool isInstanceMethod(const FunctionDecl *FD) {
   return M && !M->isStatic();
 }
 } // namespace
+
+MemberCall memberCall(const CallExpr *E) {
+  MemberCall MC;
+  if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(E)) {
+    MC.Method = dyn_cast_or_null<CXXMethodDecl>(Op->getDirectCallee());
+    if (MC.Method) {
+      MC.Object = Op->getArg(0);
+      MC.FirstArg = 1;
+    }
+  } else if (const auto *Call = dyn_cast<CXXMemberCallExpr>(E)) {
+    MC.Method = Call->getMethodDecl();
+    MC.Object = Call->getImplicitObjectArgument();
+    if (const auto *ME = dyn_cast<MemberExpr>(Call->getCallee()->IgnoreParens())) {
+      MC.Arrow = ME->isArrow();
+      MC.Qualified = ME->hasQualifier();
+    }
+  }
+  if (MC.Method && MC.Method->isVirtual() && !MC.Qualified) {
+    const CXXMethodDecl *Final =
+        MC.Method->getDevirtualizedMethod(MC.Object, /*IsAppleKext=*/false);
+    MC.Dynamic = !Final;
+    if (Final)
+      MC.Method = Final;
+  }
+  return MC;
+}
 
 std::string viewIdentifier(const FunctionDecl *FD) {
   if (isa<CXXConstructorDecl>(FD))

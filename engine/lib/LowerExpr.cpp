@@ -643,37 +643,6 @@ bool FunctionLowering::lowerArguments(
   return true;
 }
 
-/// The method a member call (obj.m(...), p->m(...), an operator declared as
-/// a member) calls, with its object expression; Method is null for other
-/// calls. A virtual call is resolved when the dynamic type is known (a final
-/// class or method, an object that is not a reference) or the call is
-/// qualified (obj.S::m()).
-FunctionLowering::MemberCall FunctionLowering::memberCall(const CallExpr *E) {
-  MemberCall MC;
-  if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(E)) {
-    MC.Method = dyn_cast_or_null<CXXMethodDecl>(Op->getDirectCallee());
-    if (MC.Method) {
-      MC.Object = Op->getArg(0);
-      MC.FirstArg = 1;
-    }
-  } else if (const auto *Call = dyn_cast<CXXMemberCallExpr>(E)) {
-    MC.Method = Call->getMethodDecl();
-    MC.Object = Call->getImplicitObjectArgument();
-    if (const auto *ME = dyn_cast<MemberExpr>(Call->getCallee()->IgnoreParens())) {
-      MC.Arrow = ME->isArrow();
-      MC.Qualified = ME->hasQualifier();
-    }
-  }
-  if (MC.Method && MC.Method->isVirtual() && !MC.Qualified) {
-    const CXXMethodDecl *Final =
-        MC.Method->getDevirtualizedMethod(MC.Object, /*IsAppleKext=*/false);
-    MC.Dynamic = !Final;
-    if (Final)
-      MC.Method = Final;
-  }
-  return MC;
-}
-
 ExprP FunctionLowering::lowerCall(const CallExpr *E, Block &Pre,
                                   bool TopLevel, bool Discarded) {
   if (isa<CUDAKernelCallExpr, UserDefinedLiteral>(E)) {

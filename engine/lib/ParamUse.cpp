@@ -163,31 +163,18 @@ private:
   /// used as the method uses `*this`. Returns the index of the call's first
   /// argument that is an argument of the method.
   unsigned visitObject(const CallExpr *Call) {
-    const Expr *Object = nullptr;
-    unsigned First = 0;
-    const auto *M = dyn_cast_or_null<CXXMethodDecl>(Call->getDirectCallee());
-    if (const auto *MC = dyn_cast<CXXMemberCallExpr>(Call)) {
-      Object = MC->getImplicitObjectArgument();
-    } else if (isa<CXXOperatorCallExpr>(Call) && M) {
-      Object = Call->getArg(0);
-      First = 1;
-    }
-    if (!Object)
-      return First;
-    if (!M) {
-      visit(Object, Read | Write);
-      return First;
-    }
-    if (M->isStatic())
-      visit(Object, Read);
-    else if (M->isConst())
-      visit(Object, Read);
-    else if (M->isVirtual() && !M->hasAttr<FinalAttr>() &&
-             !M->getParent()->hasAttr<FinalAttr>())
-      visit(Object, Read | Write);
+    // The method the lowering calls (memberCall): the same resolution of
+    // virtual calls.
+    MemberCall MC = memberCall(Call);
+    if (!MC.Object)
+      return MC.FirstArg;
+    if (!MC.Method || MC.Dynamic)
+      visit(MC.Object, Read | Write);
+    else if (MC.Method->isStatic() || MC.Method->isConst())
+      visit(MC.Object, Read);
     else
-      visit(Object, thisUse(M));
-    return First;
+      visit(MC.Object, thisUse(MC.Method));
+    return MC.FirstArg;
   }
 
   /// How method M uses `*this`, from its body.

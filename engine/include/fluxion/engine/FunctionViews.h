@@ -21,7 +21,9 @@
 #include <string>
 
 namespace clang {
+class CallExpr;
 class CXXMethodDecl;
+class Expr;
 class FunctionDecl;
 } // namespace clang
 
@@ -37,6 +39,21 @@ struct FunctionView {
   /// Index of the view's parameter that is Of's first parameter.
   unsigned firstParam() const { return unsigned(Self) + unsigned(Result); }
 };
+
+/// The method a member call (obj.m(...), p->m(...), an operator declared as
+/// a member) calls, with its object expression; Method is null for other
+/// calls. A virtual call is resolved when the target is known (a final
+/// class or method, an object that is not a reference) or the call is
+/// qualified (obj.S::m()); otherwise Dynamic is set.
+struct MemberCall {
+  const clang::CXXMethodDecl *Method = nullptr;
+  const clang::Expr *Object = nullptr;
+  unsigned FirstArg = 0; ///< the call's first argument that is not Object
+  bool Arrow = false;    ///< p->m(): Object is a pointer
+  bool Qualified = false;
+  bool Dynamic = false; ///< a virtual call whose target is not known
+};
+MemberCall memberCall(const clang::CallExpr *E);
 
 /// True when calls of FD are lowered through a view: a non-static method,
 /// a constructor, or a function returning a class of reals by value.

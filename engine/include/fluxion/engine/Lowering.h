@@ -100,15 +100,6 @@ private:
   ir::ExprP lowerConditional(const clang::ConditionalOperator *E,
                              ir::Block &Pre);
   ir::ExprP lowerShortCircuit(const clang::BinaryOperator *E, ir::Block &Pre);
-  struct MemberCall {
-    const clang::CXXMethodDecl *Method = nullptr;
-    const clang::Expr *Object = nullptr;
-    unsigned FirstArg = 0; ///< the call's first argument that is not Object
-    bool Arrow = false;    ///< p->m(): Object is a pointer
-    bool Qualified = false;
-    bool Dynamic = false; ///< a virtual call whose target is not known
-  };
-  MemberCall memberCall(const clang::CallExpr *E);
   /// A call; nested calls are stored into a temporary unless TopLevel.
   /// Discarded: the result is not used (a call statement).
   ir::ExprP lowerCall(const clang::CallExpr *E, ir::Block &Pre,
