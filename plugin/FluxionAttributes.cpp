@@ -13,6 +13,7 @@
 #include "clang/AST/Expr.h"
 #include "clang/Basic/DiagnosticSema.h"
 #include "clang/Basic/ParsedAttrInfo.h"
+#include "clang/Sema/Lookup.h"
 #include "clang/Sema/ParsedAttr.h"
 #include "clang/Sema/Sema.h"
 #include "llvm/ADT/StringExtras.h"
@@ -21,6 +22,28 @@ using namespace clang;
 
 namespace fluxion {
 namespace {
+
+/// The earlier declaration that FD redeclares, its definition if that
+/// comes before FD: a function from a header the user does not own,
+/// annotated by a redeclaration (`[[fluxion::grad]] double lib::f(double);`).
+/// FD is not linked to its previous declarations yet when its attributes
+/// are handled.
+static FunctionDecl *earlierDeclaration(Sema &S, FunctionDecl *FD) {
+  if (!FD->getDeclName() || FD->getDescribedFunctionTemplate())
+    return nullptr;
+  LookupResult Prev(S, FD->getDeclName(), FD->getLocation(),
+                    Sema::LookupOrdinaryName);
+  S.LookupQualifiedName(Prev, FD->getDeclContext());
+  for (NamedDecl *ND : Prev) {
+    auto *P = dyn_cast<FunctionDecl>(ND->getUnderlyingDecl());
+    if (!P || P == FD ||
+        !S.getASTContext().hasSameType(P->getType(), FD->getType()))
+      continue;
+    const FunctionDecl *Def = nullptr;
+    return P->isDefined(Def) ? const_cast<FunctionDecl *>(Def) : P;
+  }
+  return nullptr;
+}
 
 /// Fluxion's attributes all apply to functions only.
 class FunctionAttrInfo : public ParsedAttrInfo {
@@ -56,6 +79,16 @@ public:
           << Attr << Attr.getRange();
       return AttributeNotApplied;
     }
+    // A redeclaration that leaves its parameters unnamed (as one written
+    // for a library function usually does) takes the earlier declaration's
+    // names, so that the annotation can name them and the generated d_ and
+    // t_ parameters are named after them.
+    FunctionDecl *Earlier = earlierDeclaration(S, FD);
+    if (Earlier)
+      for (unsigned I = 0; I < FD->getNumParams(); ++I)
+        if (FD->getParamDecl(I)->getName().empty())
+          FD->getParamDecl(I)->setDeclName(
+              Earlier->getParamDecl(I)->getDeclName());
     Annotation A;
     A.K = K;
     A.Spelling = Name;
@@ -83,6 +116,14 @@ public:
       Text += "(" + llvm::join(A.Params, ",") + ")";
     D->addAttr(AnnotateAttr::CreateImplicit(S.getASTContext(), Text, nullptr,
                                             0, Attr.getRange()));
+    // Clang drops an attribute that a redeclaration adds after the
+    // definition, warning that it "must precede definition"; the
+    // annotation is not ignored (the derivatives are generated), and
+    // fluxion-gen needs it on the redeclaration to comment it out. The
+    // definition carries it too, which keeps it there.
+    if (Earlier && Earlier->isThisDeclarationADefinition())
+      Earlier->addAttr(AnnotateAttr::CreateImplicit(S.getASTContext(), Text,
+                                                nullptr, 0, Attr.getRange()));
     if (Differentiator *Diff = differentiatorFor(S))
       Diff->annotate(FD, A);
     return AttributeApplied;

@@ -58,6 +58,9 @@ static DiagInfo info(Diag Kind) {
     return {L::Error, "fluxion: cannot generate derivatives of %0: %1"};
   case Diag::UnknownParam:
     return {L::Error, "fluxion: '%0' is not a parameter of %1"};
+  case Diag::UnknownParamSuggest:
+    return {L::Error, "fluxion: '%0' is not a parameter of %1; did you mean "
+                      "'%2'?"};
   case Diag::BadAttributeArg:
     return {L::Error, "fluxion: the arguments of '%0' must be string literals "
                       "naming parameters, e.g. [[%0(\"x\", \"w\")]]"};
@@ -142,6 +145,9 @@ static DiagInfo info(Diag Kind) {
     return {L::Note, "candidate custom derivative %0"};
   case Diag::NoteCustomUsedFor:
     return {L::Note, "a derivative of %0 is needed here"};
+  case Diag::NoteCustomSignature:
+    return {L::Note, "the custom derivative to define in namespace "
+                     "fluxion::custom: '%0'"};
   }
   return {L::Error, "fluxion: unknown error"};
 }

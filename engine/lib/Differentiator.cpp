@@ -357,7 +357,36 @@ bool Differentiator::checkAnnotation(FunctionDecl *FD, const Annotation &A,
       continue;
     }
     if (!Found) {
-      Diags.report(Loc, Diag::UnknownParam) << Name << FD;
+      // The closest name the annotation may list (a differentiable
+      // parameter, or "this"), if close enough to be a typo: "xx" for "x",
+      // "W" for "w", but not "y" for "x". Only that name is offered, so
+      // that the replacement compiles.
+      std::string Lower = StringRef(Name).lower();
+      std::string Best;
+      unsigned BestDistance = std::max<unsigned>(1, (Name.size() + 2) / 3) + 1;
+      auto Consider = [&](StringRef Candidate) {
+        unsigned D = StringRef(Lower).edit_distance(Candidate.lower(), true,
+                                                    BestDistance);
+        if (D < BestDistance && D < std::max(Name.size(), Candidate.size())) {
+          Best = Candidate.str();
+          BestDistance = D;
+        }
+      };
+      for (const ParmVarDecl *P : FD->parameters())
+        if (!P->getName().empty() && Differentiable(P->getType()))
+          Consider(P->getName());
+      if (Instance &&
+          (A.K == Annotation::Kind::Grad || A.K == Annotation::Kind::Jvp))
+        Consider("this");
+      if (Best.empty()) {
+        Diags.report(Loc, Diag::UnknownParam) << Name << FD;
+        return false;
+      }
+      auto Report = Diags.report(Loc, Diag::UnknownParamSuggest)
+                    << Name << FD << Best;
+      if (Index < A.ParamLocs.size() && Loc.isFileID())
+        Report << FixItHint::CreateReplacement(
+            CharSourceRange::getTokenRange(Loc, Loc), "\"" + Best + "\"");
       return false;
     }
   }
@@ -525,6 +554,10 @@ bool Differentiator::canGenerate(FunctionDecl *Callee, SourceLocation Loc,
     return true;
   Diags.report(Loc, Diag::NoDerivative)
       << Callee << (Callee->getName() + Rule).str();
+  // The whole signature, parameter names included: writing the rule is
+  // then mechanical.
+  Diags.report(Loc, Diag::NoteCustomSignature)
+      << expectedSignature(Callee, Rule);
   return false;
 }
 

@@ -208,6 +208,50 @@ double cross_grad(const std::array<double, 3> &a, std::array<double, 3> b,
   return cross(a, b);
 }
 
+// Jacobians: 3 rows (the result, out[0], out[1]) x 3 columns (x, y[0],
+// y[1]).
+[[fluxion::jacobian]] double mapping(double x, const double y[2],
+                                     double out[2]) {
+  out[0] = x * y[0] + std::sin(y[1]);
+  out[1] = std::exp(x) * y[1] * y[1];
+  return x * x * y[0];
+}
+// d out[1] / d x 1% off.
+void mapping_wrong_jacobian(double x, const double y[2], double out[2],
+                            double *J) {
+  mapping_jacobian(x, y, out, J);
+  J[2 * 3 + 0] *= 1.01;
+}
+// Column-major instead of row-major.
+void mapping_transposed_jacobian(double x, const double y[2], double out[2],
+                                 double *J) {
+  double T[9];
+  mapping_jacobian(x, y, out, T);
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j)
+      J[j * 3 + i] = T[i * 3 + j];
+}
+// Writes a row too many (as if out had 3 elements).
+void mapping_long_jacobian(double x, const double y[2], double out[2],
+                           double *J) {
+  mapping_jacobian(x, y, out, J);
+  for (int j = 0; j < 3; ++j)
+    J[9 + j] = 0;
+}
+
+// An array updated in place (a row; its entry values are held fixed), and
+// a non-const array the function only reads (a column), in float.
+[[fluxion::jacobian]] void relax(float acc[2], float w[3], float k) {
+  acc[0] = acc[0] * w[0] + k * w[1] * w[2];
+  acc[1] = std::sin(w[2]) * acc[0] + k * k;
+}
+
+// A kink in one entry: d|x| / dx at x = 0.
+[[fluxion::jacobian]] double bend(double x, double y, double out[1]) {
+  out[0] = x * y;
+  return std::fabs(x) + y;
+}
+
 } // namespace chk
 
 using fluxion::check_options;
@@ -260,8 +304,9 @@ TEST(Check, WrongScalarGradientFails) {
   // The worst entry comes first in the table, under its name.
   EXPECT_NE(S.find("\n  x "), std::string::npos) << S;
   for (const auto &E : R.entries()) {
-    if (E.param == "x")
+    if (E.param == "x") {
       EXPECT_EQ(E.state, fluxion::check_entry::status::fail);
+    }
   }
 }
 
@@ -449,4 +494,76 @@ TEST(Check, LambdasAndOptions) {
   EXPECT_FALSE(fluxion::check_gradient(Opts, chk::poly, chk::poly_wrong_grad,
                                        span(X, 2), 1.5, 2)
                    .ok());
+}
+
+TEST(Check, Jacobian) {
+  double Y[2] = {0.7, -1.2}, Out[2] = {0, 0};
+  auto R = fluxion::check_jacobian(chk::mapping, chk::mapping_jacobian, 0.4, Y,
+                                   Out);
+  EXPECT_TRUE(R.ok()) << R;
+  ASSERT_EQ(R.entries().size(), 9u) << R;
+  // Row-major: the result's row first, then out's elements; the columns
+  // are x, then y's elements.
+  EXPECT_EQ(R.entries()[0].output, "result");
+  EXPECT_EQ(R.entries()[0].param, "arg 0");
+  EXPECT_EQ(R.entries()[5].output, "arg 2[0]");
+  EXPECT_EQ(R.entries()[5].param, "arg 1");
+  EXPECT_EQ(R.entries()[5].element, "[1]");
+  // The user's arrays are not touched.
+  EXPECT_EQ(Out[0], 0.0);
+  EXPECT_EQ(Y[1], -1.2);
+
+  check_options Opts;
+  Opts.names = {"x", "y", "out"};
+  auto W = fluxion::check_jacobian(Opts, chk::mapping,
+                                   chk::mapping_wrong_jacobian, 0.4, Y, Out);
+  EXPECT_FALSE(W.ok()) << W;
+  EXPECT_EQ(W.failures(), 1u) << W;
+  std::string S = W.str();
+  EXPECT_NE(S.find("check_jacobian: FAILED"), std::string::npos) << S;
+  // The worst entry first, with its row.
+  EXPECT_NE(S.find("\n  out[1]  x "), std::string::npos) << S;
+
+  auto T = fluxion::check_jacobian(chk::mapping,
+                                   chk::mapping_transposed_jacobian, 0.4, Y,
+                                   Out);
+  EXPECT_FALSE(T.ok()) << T;
+
+  // Entries past rows x columns are reported, not ignored.
+  auto L = fluxion::check_jacobian(chk::mapping, chk::mapping_long_jacobian,
+                                   0.4, Y, Out);
+  EXPECT_FALSE(L.ok()) << L;
+  EXPECT_EQ(L.failures(), 1u) << L;
+  EXPECT_NE(L.str().find("past the 3 x 3 matrix"), std::string::npos) << L;
+}
+
+TEST(Check, JacobianInPlaceAndReadOnlyArrays) {
+  // acc is written: 2 rows; w is only read: 3 columns, with k.
+  float Acc[2] = {1.5f, -0.5f}, W[3] = {0.3f, -0.8f, 1.1f};
+  auto R = fluxion::check_jacobian(chk::relax, chk::relax_jacobian, Acc, W,
+                                   0.9f);
+  EXPECT_TRUE(R.ok()) << R;
+  EXPECT_EQ(R.entries().size(), 2 * 4u) << R;
+  EXPECT_EQ(R.kinks(), 0u) << R;
+  // The rows start from the entry values, even when they are what f
+  // would write.
+  float Same[2] = {0, 0};
+  chk::relax(Same, W, 0.9f);
+  auto S = fluxion::check_jacobian(chk::relax, chk::relax_jacobian, Same, W,
+                                   0.9f);
+  EXPECT_TRUE(S.ok()) << S;
+  EXPECT_EQ(S.entries().size(), 2 * 4u) << S;
+}
+
+TEST(Check, JacobianKink) {
+  double Out[1] = {0};
+  auto K = fluxion::check_jacobian(chk::bend, chk::bend_jacobian, 0.0, 1.5,
+                                   Out);
+  EXPECT_TRUE(K.ok()) << K;
+  EXPECT_EQ(K.kinks(), 1u) << K;
+  EXPECT_NE(K.str().find("kinks"), std::string::npos) << K;
+  auto Smooth =
+      fluxion::check_jacobian(chk::bend, chk::bend_jacobian, 0.5, 1.5, Out);
+  EXPECT_TRUE(Smooth.ok()) << Smooth;
+  EXPECT_EQ(Smooth.kinks(), 0u) << Smooth;
 }

@@ -4,6 +4,7 @@
 // seed on entry); callees take and write references; a value bound to a
 // const T& is a temporary. Every derivative is checked against finite
 // differences of the primal and, across modes, by the dot-product test.
+#include <fluxion/check.hpp>
 #include <fluxion/fluxion.hpp>
 
 #include <cmath>
@@ -257,6 +258,15 @@ TEST(References, JacobianOfConstReferenceInputs) {
   NT_EXPECT_EXACT(double, J[1], -2.0 * std::sin(0.6));
   NT_EXPECT_EXACT(double, J[2], std::sin(0.6));
   NT_EXPECT_EXACT(double, J[3], 2.0 * std::cos(0.6));
+  // Elsewhere, against central differences: const T& parameters are
+  // columns, the written array's elements are rows.
+  for (double t : {-2.5, 0.0, 1.3}) {
+    double o[2] = {0, 0};
+    auto R = fluxion::check_jacobian(refs::polar, refs::polar_jacobian,
+                                     0.75 - t, t, o);
+    EXPECT_TRUE(R.ok()) << R;
+    EXPECT_EQ(R.entries().size(), 4u) << R;
+  }
 }
 
 TEST(References, LongDouble) {

@@ -5,10 +5,11 @@
 //   auto R = fluxion::check_gradient(f, f_grad, fluxion::span(x, n), w, n);
 //   EXPECT_TRUE(R.ok()) << R;
 //
-// check_gradient, check_vjp, check_jvp and check_hvp call the primal f and a
-// derivative of it with the calling convention of the generated functions
-// (contract, "C++ types"), create and zero the adjoint, tangent and seed
-// arguments themselves, and compare every entry of the derivative with
+// check_gradient, check_vjp, check_jvp, check_hvp and check_jacobian call
+// the primal f and a derivative of it with the calling convention of the
+// generated functions (contract, "C++ types"), create and zero the adjoint,
+// tangent, seed and matrix arguments themselves, and compare every entry of
+// the derivative with
 // central finite differences of f. An entry where finite differences at two
 // step sizes (or forward and backward differences) disagree is a kink: it is
 // listed, not counted as a failure. The report prints the worst entries as a
@@ -87,6 +88,10 @@ struct check_options {
 struct check_entry {
   enum class status { pass, fail, kink };
   std::string param;   ///< parameter name, "arg <i>", or "result"
+  /// check_jacobian: the output (row) the entry is the derivative of:
+  /// "result", or an output argument's name and element ("y[1]"). Empty
+  /// for the other checks.
+  std::string output;
   std::string element; ///< position inside it: "[2]", "[1].0.2", "" for scalars
   long double ad = 0;  ///< the derivative's value
   long double fd = 0;  ///< central difference at step h
@@ -616,6 +621,7 @@ struct layout {
     real_ref X, Shadow, Shadow2;
     std::string Param, Element;
     bool Output;
+    std::size_t Arg; // the argument it belongs to
   };
   std::vector<input> Inputs;
   long double Eps = 0; // of the least precise type involved
@@ -628,10 +634,10 @@ template <class Hs> layout make_layout(Hs &H, const check_options &Opts) {
       [&](auto &...X) {
         auto Add = [&](auto &Holder) {
           using HT = std::decay_t<decltype(Holder)>;
-          std::string Name = Index < Opts.names.size()
-                                 ? Opts.names[Index]
-                                 : "arg " + std::to_string(Index);
-          ++Index;
+          std::size_t Arg = Index++;
+          std::string Name = Arg < Opts.names.size()
+                                 ? Opts.names[Arg]
+                                 : "arg " + std::to_string(Arg);
           if constexpr (HT::active) {
             std::vector<real_leaf> Leaves;
             std::vector<real_ref> Shadows, Shadows2;
@@ -640,7 +646,7 @@ template <class Hs> layout make_layout(Hs &H, const check_options &Opts) {
             Holder.shadow_leaves(Shadows2, true);
             for (std::size_t I = 0; I < Leaves.size(); ++I) {
               L.Inputs.push_back({Leaves[I].Ref, Shadows[I], Shadows2[I], Name,
-                                  Leaves[I].Element, HT::output});
+                                  Leaves[I].Element, HT::output, Arg});
               L.Eps = std::max(L.Eps, Leaves[I].Ref.epsilon());
             }
           }
@@ -1007,6 +1013,189 @@ check_report hessian_check(const check_options &Opts, F &Fn, G &Gn, Hs &H) {
   return Rep;
 }
 
+/// The types of the primal arguments, to find J's element type.
+template <class... X>
+auto primal_args_of(std::tuple<X...> &)
+    -> decltype(std::tuple_cat(std::declval<X &>().primal_arg()...));
+
+template <class G, class Args, class T>
+struct takes_matrix : std::false_type {};
+template <class G, class... A, class T>
+struct takes_matrix<G, std::tuple<A...>, T>
+    : std::is_invocable<G &, A..., T *> {};
+
+template <class> constexpr bool always_false = false;
+
+/// The T of the derivative's `T* J`: f's result type when it takes that
+/// (a generic callable), else whichever floating type it accepts.
+template <class G, class Hs, class R> auto matrix_element() {
+  using Args = decltype(primal_args_of(std::declval<Hs &>()));
+  if constexpr (is_real_result<R> && takes_matrix<G, Args, R>::value)
+    return std::common_type<R>();
+  else if constexpr (takes_matrix<G, Args, double>::value)
+    return std::common_type<double>();
+  else if constexpr (takes_matrix<G, Args, float>::value)
+    return std::common_type<float>();
+  else if constexpr (takes_matrix<G, Args, long double>::value)
+    return std::common_type<long double>();
+  else {
+    static_assert(always_false<G>,
+                  "fluxion::check_jacobian: the derivative must be callable "
+                  "as f_jacobian(args..., T* J), T float, double or long "
+                  "double");
+    return std::common_type<double>();
+  }
+}
+
+/// Whether f writes the argument Arg, which its type lets f write. A
+/// non-const array that f only reads is an input of f_jacobian (C code
+/// often leaves out the const): f is run at the given values and at other
+/// ones (so that a write of the value already there is seen too), and the
+/// argument is an output if either run changes it.
+template <class F, class Hs>
+bool writes_argument(F &Fn, Hs &H, const layout &L, std::size_t Arg) {
+  bool Changed = false;
+  for (int Run = 0; Run < 2 && !Changed; ++Run) {
+    restore_all(H);
+    std::vector<long double> Before;
+    for (const auto &In : L.Inputs)
+      if (In.Arg == Arg) {
+        long double V = In.X.get();
+        Before.push_back(Run == 0 ? V : In.X.set(1.375L * V + 0.625L));
+      }
+    call_primal(Fn, H);
+    std::size_t K = 0;
+    for (const auto &In : L.Inputs)
+      if (In.Arg == Arg && !(In.X.get() == Before[K++]))
+        Changed = true;
+  }
+  restore_all(H);
+  return Changed;
+}
+
+/// check_jacobian: J (rows: the result, then every element of the outputs;
+/// columns: every element of the inputs) against central differences, one
+/// column per perturbed input.
+template <class F, class G, class Hs>
+check_report jacobian_check(const check_options &Opts, F &Fn, G &Gn, Hs &H) {
+  using R = typename decltype(result_of_primal<Hs, F>())::type;
+  static_assert(is_real_result<R> || std::is_void_v<R>,
+                "fluxion::check_jacobian: f must return a floating-point "
+                "number or void");
+  using T = typename decltype(matrix_element<G, Hs, R>())::type;
+  layout L = make_layout(H, Opts);
+  long double Eps =
+      std::max<long double>(L.Eps, std::numeric_limits<T>::epsilon());
+  if constexpr (is_real_result<R>)
+    Eps = std::max<long double>(Eps, std::numeric_limits<R>::epsilon());
+  check_report Rep = make_report("check_jacobian", Opts, Eps);
+
+  // Which arguments f writes: as f_jacobian decides from f's body.
+  std::vector<bool> Output(L.Inputs.size(), false);
+  for (std::size_t I = 0; I < L.Inputs.size(); ++I) {
+    if (!L.Inputs[I].Output)
+      continue;
+    if (I > 0 && L.Inputs[I - 1].Arg == L.Inputs[I].Arg)
+      Output[I] = Output[I - 1];
+    else
+      Output[I] = writes_argument(Fn, H, L, L.Inputs[I].Arg);
+  }
+  std::vector<std::string> RowNames;
+  if constexpr (is_real_result<R>)
+    RowNames.push_back("result");
+  std::vector<std::size_t> Cols;
+  for (std::size_t I = 0; I < L.Inputs.size(); ++I) {
+    if (Output[I])
+      RowNames.push_back(L.Inputs[I].Param + L.Inputs[I].Element);
+    else
+      Cols.push_back(I);
+  }
+  std::size_t NR = RowNames.size(), NC = Cols.size();
+  if (NR == 0 || NC == 0) {
+    check_entry E;
+    E.param = NR == 0 ? "(f has no outputs)" : "(f has no inputs)";
+    E.state = check_entry::status::fail;
+    E.score = std::numeric_limits<long double>::infinity();
+    Rep.add(E);
+    return Rep;
+  }
+
+  // The derivative. Entries it does not write stay NaN and fail; the
+  // space past the NR x NC matrix shows a layout that differs from the
+  // contract's instead of corrupting memory.
+  std::size_t Guard = NR * NC + 64;
+  std::vector<T> J(NR * NC + Guard, std::numeric_limits<T>::quiet_NaN());
+  restore_all(H);
+  std::apply(
+      [&](auto &...X) {
+        std::apply(Gn, std::tuple_cat(X.primal_arg()...,
+                                      std::tuple<T *>(J.data())));
+      },
+      H);
+
+  // The observed quantities: the result, then the outputs' reals.
+  auto Observe = [&]() {
+    std::vector<long double> Obs;
+    if constexpr (is_real_result<R>)
+      Obs.push_back(static_cast<long double>(call_primal(Fn, H)));
+    else
+      call_primal(Fn, H);
+    for (std::size_t I = 0; I < L.Inputs.size(); ++I)
+      if (Output[I])
+        Obs.push_back(L.Inputs[I].X.get());
+    return Obs;
+  };
+  restore_all(H);
+  std::vector<long double> Obs0 = Observe();
+  std::vector<differences> D(NR * NC);
+  for (std::size_t C = 0; C < NC; ++C) {
+    const real_ref &X = L.Inputs[Cols[C]].X;
+    restore_all(H);
+    long double X0 = X.get();
+    long double Step =
+        Opts.step > 0
+            ? Opts.step
+            : std::cbrt(Eps) * std::max<long double>(1, std::fabs(X0));
+    auto At = [&](long double Offset, long double &Actual) {
+      restore_all(H);
+      Actual = X.set(X0 + Offset) - X0;
+      return Observe();
+    };
+    long double SP1, SM1, SP2, SM2;
+    std::vector<long double> FP1 = At(Step, SP1), FM1 = At(-Step, SM1),
+                             FP2 = At(Step / 2, SP2), FM2 = At(-Step / 2, SM2);
+    for (std::size_t Row = 0; Row < NR; ++Row)
+      D[Row * NC + C] = difference(Obs0[Row], FP1[Row], FM1[Row], FP2[Row],
+                                   FM2[Row], SP1, SM1, SP2, SM2, Eps);
+  }
+  restore_all(H);
+
+  // Row-major, as J.
+  for (std::size_t Row = 0; Row < NR; ++Row)
+    for (std::size_t C = 0; C < NC; ++C) {
+      const auto &In = L.Inputs[Cols[C]];
+      check_entry E = judge(In.Param, In.Element, J[Row * NC + C],
+                            D[Row * NC + C], Rep.rtol(), Rep.atol());
+      E.output = RowNames[Row];
+      Rep.add(std::move(E));
+    }
+  for (std::size_t K = NR * NC; K < J.size(); ++K)
+    if (!std::isnan(J[K])) {
+      check_entry E;
+      E.output = "(past the " + std::to_string(NR) + " x " +
+                 std::to_string(NC) + " matrix)";
+      E.param = "J";
+      E.element = "[" + std::to_string(K) + "]";
+      E.ad = J[K];
+      E.fd = E.fd_half = std::numeric_limits<long double>::quiet_NaN();
+      E.rel_error = E.score = std::numeric_limits<long double>::infinity();
+      E.state = check_entry::status::fail;
+      Rep.add(std::move(E));
+      break;
+    }
+  return Rep;
+}
+
 template <class F, class... A> auto make_holders(A &&...Args) {
   return holders_t<F, A...>(unwrap(std::forward<A>(Args))...);
 }
@@ -1084,6 +1273,24 @@ check_report check_hvp(F &&Fn, Hvp &&G, A &&...Args) {
                    std::forward<A>(Args)...);
 }
 
+/// Compares Jac(args..., J) -- J row-major, one row per output (f's result,
+/// then every element of the arguments f writes), one column per element
+/// of the other arguments -- with central differences of f in each column's
+/// input.
+template <class F, class Jac, class... A>
+check_report check_jacobian(const check_options &Opts, F &&Fn, Jac &&G,
+                            A &&...Args) {
+  auto H = detail::make_holders<F>(std::forward<A>(Args)...);
+  return detail::jacobian_check(Opts, Fn, G, H);
+}
+template <class F, class Jac, class... A,
+          class = std::enable_if_t<
+              !std::is_same_v<detail::remove_cvref_t<F>, check_options>>>
+check_report check_jacobian(F &&Fn, Jac &&G, A &&...Args) {
+  return check_jacobian(check_options(), std::forward<F>(Fn),
+                        std::forward<Jac>(G), std::forward<A>(Args)...);
+}
+
 //===----------------------------------------------------------------------===//
 // Printing
 //===----------------------------------------------------------------------===//
@@ -1098,8 +1305,17 @@ inline std::string check_report::str() const {
     return OS.str();
   };
   std::vector<const E *> Compared, Kinks;
-  for (const E &X : Entries)
+  bool Outputs = false; // check_jacobian's entries say which row they are in
+  for (const E &X : Entries) {
     (X.state == E::status::kink ? Kinks : Compared).push_back(&X);
+    Outputs |= !X.output.empty();
+  }
+  // The leading cells of a row.
+  auto Lead = [&](std::vector<std::string> Cells, const E *X) {
+    if (Outputs)
+      Cells.insert(Cells.begin(), X ? X->output : "output");
+    return Cells;
+  };
   // Worst first; entries of equal score keep their order.
   std::sort(Compared.begin(), Compared.end(), [](const E *A, const E *B) {
     return A->score != B->score ? A->score > B->score : A < B;
@@ -1131,12 +1347,13 @@ inline std::string check_report::str() const {
   };
   if (!Compared.empty()) {
     std::vector<std::vector<std::string>> Cells = {
-        {"parameter", "element", "AD", "FD", "rel.error", ""}};
+        Lead({"parameter", "element", "AD", "FD", "rel.error", ""}, nullptr)};
     for (std::size_t I = 0; I < Compared.size() && I < MaxRows; ++I) {
       const E &X = *Compared[I];
-      Cells.push_back({X.param, X.element, Num(X.ad, 10), Num(X.fd, 10),
-                      Num(X.rel_error, 1, true),
-                      X.state == E::status::fail ? "FAIL" : ""});
+      Cells.push_back(Lead({X.param, X.element, Num(X.ad, 10), Num(X.fd, 10),
+                           Num(X.rel_error, 1, true),
+                           X.state == E::status::fail ? "FAIL" : ""},
+                          &X));
     }
     Table(Cells);
     if (Compared.size() > MaxRows)
@@ -1145,14 +1362,16 @@ inline std::string check_report::str() const {
   if (!Kinks.empty()) {
     OS << "kinks (finite differences at two steps, or forward and backward, "
           "disagree; not compared):\n";
-    std::vector<std::vector<std::string>> Cells = {{"parameter", "element", "AD",
-                                                   "FD(h)", "FD(h/2)",
-                                                   "forward", "backward"}};
+    std::vector<std::vector<std::string>> Cells = {
+        Lead({"parameter", "element", "AD", "FD(h)", "FD(h/2)", "forward",
+              "backward"},
+             nullptr)};
     for (std::size_t I = 0; I < Kinks.size() && I < MaxRows; ++I) {
       const E &X = *Kinks[I];
-      Cells.push_back({X.param, X.element, Num(X.ad, 6), Num(X.fd, 6),
-                      Num(X.fd_half, 6), Num(X.forward, 6),
-                      Num(X.backward, 6)});
+      Cells.push_back(Lead({X.param, X.element, Num(X.ad, 6), Num(X.fd, 6),
+                           Num(X.fd_half, 6), Num(X.forward, 6),
+                           Num(X.backward, 6)},
+                          &X));
     }
     Table(Cells);
     if (Kinks.size() > MaxRows)

@@ -24,6 +24,7 @@ enum class Diag {
   AliasedArguments,     ///< %0: callee; %1, %2: parameters given one address
   NotDifferentiable,    ///< %0: function; %1: why
   UnknownParam,         ///< %0: name, %1: function
+  UnknownParamSuggest,  ///< %0: name, %1: function, %2: closest parameter
   BadAttributeArg,      ///< %0: attribute
   TemplateNotSupported, ///< %0: attribute
   StaticLocal,          ///< %0: variable
@@ -48,12 +49,16 @@ enum class Diag {
   NoteCalledFrom,       ///< note: %0: function
   NoteCustomCandidate,  ///< note: %0: candidate rule
   NoteCustomUsedFor,    ///< note: %0: call that needs it
+  NoteCustomSignature,  ///< note: %0: the custom rule's full signature
 };
 
 /// Reports Fluxion diagnostics through Clang's DiagnosticsEngine.
 class DiagReporter {
 public:
   explicit DiagReporter(clang::DiagnosticsEngine &D) : Engine(D) {}
+  /// Fix-its are streamed into the result (`<< FixItHint::...`): Clang
+  /// prints them, applies them with -fixit, and lists them with
+  /// -fdiagnostics-parseable-fixits.
   clang::DiagnosticBuilder report(clang::SourceLocation Loc, Diag Kind);
   clang::DiagnosticsEngine &engine() { return Engine; }
   bool hasErrors() const { return Engine.hasErrorOccurred(); }
