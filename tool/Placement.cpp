@@ -209,6 +209,17 @@ Placement
 PlacementRecorder::placeDeclaration(const PendingDeclaration &D) const {
   // Next to a generated function (the dual of a split pair): where that one
   // is, after it.
+  // An instance of a derivative template: an explicit specialization,
+  // declared right after its template, before any use.
+  if (const FunctionTemplateDecl *T = D.FD->getPrimaryTemplate()) {
+    auto Pattern = DeclarationOf.find(T->getTemplatedDecl());
+    if (Pattern != DeclarationOf.end()) {
+      Placement P = placeDeclaration(Declarations[Pattern->second]);
+      P.FD = D.FD;
+      P.Order = D.Order;
+      return P;
+    }
+  }
   auto Generated = DeclarationOf.find(D.Like);
   if (Generated != DeclarationOf.end()) {
     Placement P = placeDeclaration(Declarations[Generated->second]);
@@ -264,7 +275,8 @@ std::vector<Placement> PlacementRecorder::placements() const {
   // an early to-be-recorded round asked for) is left out: g++ would warn
   // about a static function never defined.
   for (const PendingDeclaration &D : Declarations)
-    if (D.FD->isDefined() || D.FD->isReferenced())
+    if (D.FD->isDefined() || D.FD->isReferenced() ||
+        D.FD->getDescribedFunctionTemplate())
       All.push_back(placeDeclaration(D));
   All.insert(All.end(), Definitions.begin(), Definitions.end());
   std::sort(All.begin(), All.end(), [](const Placement &A, const Placement &B) {

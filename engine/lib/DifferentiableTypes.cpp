@@ -141,4 +141,12 @@ bool isDifferentiableType(QualType T) {
   return false;
 }
 
+bool mayBeDifferentiable(QualType T) {
+  T = T.getNonReferenceType();
+  for (QualType E = T; !E.isNull(); E = elementType(E))
+    if (E->isDependentType() && elementType(E).isNull())
+      return true;
+  return isDifferentiableType(T);
+}
+
 } // namespace fluxion

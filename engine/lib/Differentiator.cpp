@@ -7,6 +7,7 @@
 #include "fluxion/engine/Passes.h"
 
 #include "clang/AST/ASTContext.h"
+#include "clang/AST/TypeLoc.h"
 #include "clang/AST/DeclCXX.h"
 #include "clang/AST/PrettyPrinter.h"
 #include "clang/Basic/SourceManager.h"
@@ -92,6 +93,10 @@ FunctionDecl *Differentiator::declare(
     EPI.RefQualifier = Method->getRefQualifier();
   }
   QualType FnTy = Ctx.getFunctionType(Ret, Types, EPI);
+  if (Visible && Like->getDescribedFunctionTemplate())
+    return declareTemplate(Like, Name, FnTy, Params);
+  if (FunctionDecl *Spec = specializationFor(Like, Name, FnTy))
+    return Spec;
   StorageClass SC =
       Internal || Like->getStorageClass() == SC_Static ? SC_Static : SC_None;
   std::string Unique = derivedName(Like, Name, FnTy);
@@ -112,6 +117,13 @@ FunctionDecl *Differentiator::declare(
       Parms.push_back(PD);
     }
     MD->setParams(Parms);
+    // A member of a class template is instantiated with its class, from
+    // its written type, whose parameters must be the member's own.
+    if (auto FTL = MD->getTypeSourceInfo()->getTypeLoc().getAs<FunctionProtoTypeLoc>())
+      for (unsigned I = 0; I < Parms.size(); ++I)
+        FTL.setParam(I, Parms[I]);
+    if (isTemplatePattern(Method))
+      Templates[Method->getCanonicalDecl()].MemberDerivatives.push_back(MD);
     MD->setAccess(AS_public);
     MD->setImplicit(false);
     Method->getParent()->addDecl(MD);
@@ -252,11 +264,25 @@ bool Differentiator::checkAnnotation(FunctionDecl *FD, const Annotation &A,
     Diags.report(A.Loc, Diag::NotDifferentiable) << FD << Why;
     return false;
   };
-  if (FD->getType()->isDependentType() || FD->isDependentContext() ||
-      FD->getDescribedFunctionTemplate()) {
+  // A function template's own annotation declares derivative templates:
+  // what its parameters carry is known once it is instantiated, so a
+  // parameter of dependent type may be differentiable.
+  bool Pattern = isTemplatePattern(FD);
+  if (!Pattern && (FD->getType()->isDependentType() || FD->isDependentContext())) {
     Diags.report(A.Loc, Diag::TemplateNotSupported) << A.Spelling;
     return false;
   }
+  if (Pattern && isa<CXXMethodDecl>(FD) && FD->getDescribedFunctionTemplate())
+    return Fail("[[" + A.Spelling +
+                "]] on a member function template is not supported yet; "
+                "annotate a free function template that takes the object "
+                "as a parameter");
+  if (Pattern && FD->getReturnType()->getContainedDeducedType())
+    return Fail("the return type of an annotated function template must be "
+                "written out (e.g. 'T'), not deduced from 'auto'");
+  auto Differentiable = [&](QualType T) {
+    return isDifferentiableType(T) || (Pattern && mayBeDifferentiable(T));
+  };
   bool Instance = isa<CXXMethodDecl>(FD) && !cast<CXXMethodDecl>(FD)->isStatic();
   bool WithThis = llvm::is_contained(A.Params, "this");
   if (Instance && A.K != Annotation::Kind::Grad &&
@@ -274,7 +300,7 @@ bool Differentiator::checkAnnotation(FunctionDecl *FD, const Annotation &A,
   bool AnyDiff = false, AnyOutput = false;
   for (unsigned I = 0; I < FD->getNumParams(); ++I) {
     QualType T = FD->getParamDecl(I)->getType();
-    if (!isDifferentiableType(T))
+    if (!Differentiable(T))
       continue;
     AnyDiff = true;
     Active[I] = A.Params.empty();
@@ -320,7 +346,8 @@ bool Differentiator::checkAnnotation(FunctionDecl *FD, const Annotation &A,
   QualType R = FD->getReturnType();
   if (R->isVoidType() && !AnyOutput)
     return Fail("it returns nothing and has no output pointer parameter");
-  if (!R->isVoidType() && !R->isRealFloatingType())
+  if (!R->isVoidType() && !R->isRealFloatingType() &&
+      !(Pattern && R->isDependentType() && hasSeed(FD)))
     return Fail(("it returns '" + R.getAsString() +
                  "'; a differentiated function returns a floating-point "
                  "value or void")
@@ -333,7 +360,7 @@ bool Differentiator::checkAnnotation(FunctionDecl *FD, const Annotation &A,
       if (FD->getParamDecl(I)->getName() != Name)
         continue;
       Found = true;
-      if (!isDifferentiableType(FD->getParamDecl(I)->getType()))
+      if (!Differentiable(FD->getParamDecl(I)->getType()))
         return Fail(("parameter '" + Name + "' has type '" +
                      FD->getParamDecl(I)->getType().getAsString() +
                      "', which carries no derivative")
@@ -400,6 +427,16 @@ bool Differentiator::checkAnnotation(FunctionDecl *FD, const Annotation &A,
 }
 
 void Differentiator::annotate(FunctionDecl *FD, const Annotation &A) {
+  // Each instance of an annotated template is annotated the same way.
+  if (isTemplatePattern(FD) && !A.Implied) {
+    FunctionTemplateDecl *Primal = FD->getDescribedFunctionTemplate();
+    TemplateEntry &T = Templates[Primal ? (Decl *)Primal->getCanonicalDecl()
+                                        : FD->getCanonicalDecl()];
+    T.Primal = Primal;
+    if (!Primal)
+      T.PrimalMember = cast<CXXMethodDecl>(FD);
+    T.Annotations.push_back(A);
+  }
   // The same attribute written twice, or the sweep [[fluxion::jacobian]] is
   // built from, or what [[fluxion::hessian]] also gives: one set of
   // functions serves both, which is only right if they differentiate the
@@ -448,6 +485,9 @@ void Differentiator::annotate(FunctionDecl *FD, const Annotation &A) {
   E->WithThis = llvm::is_contained(A.Params, "this");
   E->Loc = A.Loc;
   E->OnlyForJacobian = A.ForJacobian;
+  // A template's derivatives are templates: only their instances' bodies
+  // are generated.
+  E->Defined = isTemplatePattern(FD);
   if (A.K == Annotation::Kind::Jvp) {
     declareJVP(*E);
     Users.push_back(std::move(E));
@@ -485,23 +525,15 @@ void Differentiator::annotate(FunctionDecl *FD, const Annotation &A) {
     Params.push_back(
         {"d_this", Ctx.getPointerType(Ctx.getRecordType(
                        cast<CXXMethodDecl>(FD)->getParent()))});
-  E->VJP = declare(FD, Base + "_vjp", Ctx.VoidTy, Params, false, true);
+  // f_vjp returns f's value too (contract: "R f_vjp(...)").
+  E->VJP = declare(FD, Base + "_vjp",
+                   hasSeed(FD) ? FD->getReturnType() : Ctx.VoidTy, Params,
+                   false, true);
   if (hasSeed(FD)) {
     auto GradParams = Params;
     GradParams.erase(GradParams.begin() + FD->getNumParams());
     E->Grad = declare(FD, Base + "_grad", FD->getReturnType(), GradParams,
                       false, true);
-  }
-  // f_vjp returns f's value too (contract: "R f_vjp(...)").
-  if (hasSeed(FD)) {
-    QualType Old = E->VJP->getType();
-    const auto *FPT = Old->castAs<FunctionProtoType>();
-    QualType New = Ctx.getFunctionType(FD->getReturnType(),
-                                       FPT->getParamTypes(),
-                                       FPT->getExtProtoInfo());
-    E->VJP->setType(New);
-    E->VJP->setTypeSourceInfo(
-        Ctx.getTrivialTypeSourceInfo(New, FD->getLocation()));
   }
   Users.push_back(std::move(E));
 }
@@ -1152,7 +1184,8 @@ void Differentiator::defineEntry(UserEntry &E, FunctionDecl *Def) {
 }
 
 void Differentiator::defineFor(FunctionDecl *FD) {
-  if (!FD->doesThisDeclarationHaveABody() || Generated.count(FD))
+  if (!FD->doesThisDeclarationHaveABody() || Generated.count(FD) ||
+      FD->isDependentContext())
     return;
   // Generating code can make Sema instantiate templates, which reports the
   // instantiations back to us: handle those once the current work is done.
@@ -1247,6 +1280,7 @@ void Differentiator::drain(bool AtEnd) {
 
 void Differentiator::finish() {
   Busy = true;
+  instantiateDerivatives();
   for (auto &E : Users) {
     if (E->Defined)
       continue;

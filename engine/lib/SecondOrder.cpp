@@ -26,6 +26,10 @@ using ir::Var;
 /// Elements of a differentiable parameter as f_hessian sees it: 1 for a
 /// scalar, N for a fixed-size array parameter (T x[N]), 0 if unknown.
 static uint64_t flatSize(ASTContext &Ctx, const ParmVarDecl *P) {
+  // A function template's `T x` or `T x[N]`: sized per instance (the
+  // instance's own f_hessian is declared only if it has a size).
+  if (P->getType()->isDependentType())
+    return P->getOriginalType().getNonReferenceType()->isPointerType() ? 0 : 1;
   if (P->getType().getNonReferenceType()->isRealFloatingType())
     return 1;
   if (const auto *AT = Ctx.getAsConstantArrayType(P->getOriginalType())) {

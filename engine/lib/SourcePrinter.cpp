@@ -620,16 +620,30 @@ void SourcePrinter::printSignature(
   // it, with its class named.
   bool Member = FD->getDeclContext()->isRecord();
   bool OutOfLine = Member && Read;
+  // A derivative template, and its instances as explicit specializations
+  // (inline: every translation unit that uses one defines it).
+  const TemplateArgumentList *Instance = FD->getTemplateSpecializationArgs();
+  if (const FunctionTemplateDecl *T = FD->getDescribedFunctionTemplate()) {
+    T->getTemplateParameters()->print(OS, Ctx);
+    OS << " ";
+  } else if (Instance) {
+    OS << "template <> ";
+  }
   if (Member ? !OutOfLine && isStaticMember(FD)
              : FD->getStorageClass() == SC_Static)
     OS << "static ";
-  if (FD->isInlineSpecified())
+  if (FD->isInlineSpecified() || Instance)
     OS << "inline ";
   std::string Declarator;
   llvm::raw_string_ostream DS(Declarator);
   if (OutOfLine)
     printClassQualifier(FD, DS, Policy);
-  DS << FD->getName() << "(";
+  DS << FD->getName();
+  if (Instance)
+    printTemplateArgumentList(
+        DS, Instance->asArray(), Policy,
+        FD->getPrimaryTemplate()->getTemplateParameters());
+  DS << "(";
   for (const ParmVarDecl *P : FD->parameters()) {
     if (P != FD->getParamDecl(0))
       DS << ", ";

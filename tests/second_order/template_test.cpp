@@ -1,10 +1,14 @@
 // Derivative templates (CONTRACT.md: "An annotated function template gets
-// derivative templates of the same template parameters"). Not supported by
-// the plugin yet ("'fluxion::grad' on a template is not supported yet"), so
-// this file is built only when FLUXION_HAVE_TEMPLATE_DERIVATIVES is ON.
+// derivative templates of the same template parameters"): explicit template
+// arguments and deduction, float, double and long double instances, non-type
+// parameters, a header included by two translation units, forward mode and
+// Hessians, against closed forms, finite differences (fluxion::check_*) and
+// the other mode.
+#include <fluxion/check.hpp>
 #include <fluxion/fluxion.hpp>
 
 #include "so_common.hpp"
+#include "template_lib.hpp"
 
 #include <cmath>
 
@@ -17,6 +21,17 @@ template <class T>
 
 template <class T> [[fluxion::hessian]] T tmpl_h(T x, T y) {
   return x * x * y + std::sin(y);
+}
+
+// A template callee inside an annotated template: each instance of the
+// caller differentiates its own instance of the callee.
+template <class T> T softplus(T x) { return std::log1p(std::exp(x)); }
+template <class T>
+[[fluxion::grad]] T layer(const T *w, const T *x, int n, const T &b) {
+  T s = b;
+  for (int i = 0; i < n; ++i)
+    s += w[i] * x[i];
+  return softplus(s) * softplus(-b);
 }
 
 } // namespace ft
@@ -52,6 +67,123 @@ TEST(Templates, Hessian) {
   SO_EXPECT_CLOSE(H[1], 1.0, 1e-14);
   SO_EXPECT_CLOSE(H[2], 1.0, 1e-14);
   SO_EXPECT_CLOSE(H[3], -std::sin(0.25), 1e-14);
+}
+
+template <class T> void checkSprings(int seed) {
+  so::Rng rng(seed);
+  T x[6];
+  for (T &v : x)
+    v = T(rng.uniform(-1, 1));
+  T k = T(rng.uniform(0.5, 2));
+  auto R = fluxion::check_gradient(tl::springs<T>, tl::springs_grad<T>,
+                                   fluxion::span(x, 6), 6, k);
+  EXPECT_TRUE(R.ok()) << R;
+  auto J = fluxion::check_jvp(tl::springs<T>, tl::springs_jvp<T>,
+                              fluxion::span(x, 6), 6, k);
+  EXPECT_TRUE(J.ok()) << J;
+}
+
+TEST(Templates, EveryFloatingTypeAgainstFiniteDifferences) {
+  checkSprings<float>(3);
+  checkSprings<double>(4);
+  checkSprings<long double>(5);
+}
+
+TEST(Templates, DeducedAndExplicitCallsAgree) {
+  so::Rng rng(6);
+  double x[5], a[5] = {}, b[5] = {}, da = 0, db = 0;
+  for (double &v : x)
+    v = rng.uniform(-1, 1);
+  double va = tl::springs_grad(x, 5, 1.5, a, &da);
+  double vb = tl::springs_grad<double>(x, 5, 1.5, b, &db);
+  EXPECT_EQ(va, tl::springs(x, 5, 1.5));
+  EXPECT_EQ(va, vb);
+  for (int i = 0; i < 5; ++i)
+    EXPECT_EQ(a[i], b[i]);
+  EXPECT_EQ(da, db);
+  // The same instance, defined by the other translation unit.
+  double c[5] = {}, dc = 0;
+  EXPECT_EQ(springs_grad_from_other_tu(x, 5, 1.5, c, &dc), va);
+  for (int i = 0; i < 5; ++i)
+    EXPECT_EQ(c[i], a[i]);
+  EXPECT_EQ(dc, da);
+}
+
+TEST(Templates, NonTypeParameters) {
+  so::Rng rng(7);
+  double x[5], w[5];
+  for (int i = 0; i < 5; ++i) {
+    x[i] = rng.uniform(-1, 1);
+    w[i] = rng.uniform(-1, 1);
+  }
+  // weighted_dot<3> reads three entries, weighted_dot<5> five: the gradient
+  // of the shorter one is zero beyond them.
+  for (int n : {3, 5}) {
+    double dx[5] = {}, dw[5] = {};
+    if (n == 3)
+      tl::weighted_dot_grad<3>(x, w, dx, dw);
+    else
+      tl::weighted_dot_grad<5>(x, w, dx, dw);
+    for (int i = 0; i < 5; ++i) {
+      double e = i < n ? std::exp(w[i] * x[i] / n) : 0;
+      double gx = i < n ? 2 * w[i] * x[i] + e * w[i] / n : 0;
+      double gw = i < n ? x[i] * x[i] + e * x[i] / n : 0;
+      SO_EXPECT_CLOSE(dx[i], gx, 1e-13);
+      SO_EXPECT_CLOSE(dw[i], gw, 1e-13);
+    }
+  }
+}
+
+TEST(Templates, DenseHessianPerInstance) {
+  so::Rng rng(8);
+  double x[4];
+  for (double &v : x)
+    v = rng.uniform(-1, 1);
+  double H[16];
+  tl::ring_hessian<double, 4>(x, H);
+  // d2/dxi dxj of sum x_i x_{i+1} + (i+1) cos x_i.
+  for (int i = 0; i < 4; ++i)
+    for (int j = 0; j < 4; ++j) {
+      double e = i == j ? -(i + 1) * std::cos(x[i])
+                 : ((i + 1) % 4 == j || (j + 1) % 4 == i) ? 1
+                                                          : 0;
+      SO_EXPECT_CLOSE(H[i * 4 + j], e, 1e-13);
+    }
+  float xf[3] = {0.25f, -0.5f, 1.0f}, Hf[9];
+  tl::ring_hessian<float, 3>(xf, Hf);
+  // N = 3: every pair is adjacent on the ring.
+  SO_EXPECT_CLOSE(Hf[1], 1.0f, 1e-6);
+  SO_EXPECT_CLOSE(Hf[4], -2 * std::cos(-0.5f), 1e-6);
+  double v[4] = {1, -2, 0.5, 3}, hv[4] = {};
+  tl::ring_hvp<double, 4>(x, v, hv);
+  for (int i = 0; i < 4; ++i) {
+    double e = 0;
+    for (int j = 0; j < 4; ++j)
+      e += H[i * 4 + j] * v[j];
+    SO_EXPECT_CLOSE(hv[i], e, 1e-13);
+  }
+}
+
+TEST(Templates, TemplateCalleeAndConstReferenceParameter) {
+  so::Rng rng(9);
+  double w[4], x[4];
+  for (int i = 0; i < 4; ++i) {
+    w[i] = rng.uniform(-1, 1);
+    x[i] = rng.uniform(-1, 1);
+  }
+  auto R = fluxion::check_gradient(ft::layer<double>, ft::layer_grad<double>,
+                                   fluxion::span(w, 4), fluxion::span(x, 4), 4,
+                                   0.3);
+  EXPECT_TRUE(R.ok()) << R;
+  float wf[4], xf[4];
+  for (int i = 0; i < 4; ++i) {
+    wf[i] = float(w[i]);
+    xf[i] = float(x[i]);
+  }
+  auto F = fluxion::check_gradient(ft::layer<float>, ft::layer_grad<float>,
+                                   fluxion::span(wf, 4), fluxion::span(xf, 4),
+                                   4, 0.3f);
+  EXPECT_TRUE(F.ok()) << F;
 }
 
 } // namespace

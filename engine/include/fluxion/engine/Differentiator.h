@@ -21,6 +21,7 @@
 #include "fluxion/engine/ReverseBuilder.h"
 #include "fluxion/engine/TangentBuilder.h"
 
+#include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/SmallPtrSet.h"
 
 #include <functional>
@@ -32,6 +33,7 @@
 namespace clang {
 class Sema;
 class NamespaceDecl;
+class CXXMethodDecl;
 class LookupResult;
 } // namespace clang
 
@@ -87,9 +89,7 @@ public:
   void finish();
 
   /// True for functions this engine declared.
-  bool isGenerated(const clang::Decl *D) const override {
-    return Generated.count(D);
-  }
+  bool isGenerated(const clang::Decl *D) const override;
   /// True for the functions the contract names (f_grad, f_vjp, f_jvp,
   /// f_hvp, f_hessian, f_jacobian), which user code may call; false for
   /// the sweeps of callees and the other helpers generated code calls.
@@ -246,6 +246,50 @@ private:
   /// Notes explaining why Fn is differentiated (the chain of calls up to
   /// an annotated function).
   void explain(const clang::FunctionDecl *Fn, unsigned Depth = 0);
+
+  // Annotated function templates (Templates.cpp). The annotation on the
+  // template declares derivative templates of the same parameters; each
+  // instance the program uses is differentiated as an ordinary function
+  // whose derivatives are the derivative templates' specializations.
+  // A member of a class template is the same with the class's instances:
+  // its derivatives are members of the class template, instantiated with
+  // the class.
+  struct TemplateEntry {
+    clang::FunctionTemplateDecl *Primal = nullptr;
+    clang::CXXMethodDecl *PrimalMember = nullptr; ///< of a class template
+    llvm::SmallVector<Annotation, 2> Annotations;
+    /// The derivative templates, by name (sq_grad, sq_vjp, ...).
+    llvm::SmallVector<clang::FunctionTemplateDecl *, 4> Derivatives;
+    /// The derivative members of the class template (loss_grad, ...).
+    llvm::SmallVector<clang::CXXMethodDecl *, 4> MemberDerivatives;
+  };
+  /// Differentiates an instance of an annotated template (or of a member
+  /// of a class template) that Use needs.
+  void differentiateInstance(TemplateEntry &T, clang::FunctionDecl *Instance,
+                             clang::SourceLocation Use);
+  /// In the order of the annotations: instances are differentiated (and
+  /// their errors reported) in that order.
+  llvm::MapVector<const clang::Decl *, TemplateEntry> Templates;
+  /// Instances already differentiated.
+  llvm::SmallPtrSet<const clang::Decl *, 8> InstancesDone;
+  /// True for the pattern of a function template or of a member of a
+  /// class template.
+  static bool isTemplatePattern(const clang::FunctionDecl *FD);
+  /// Declares the derivative template Name of Like's template, with the
+  /// dependent signature FnTy.
+  clang::FunctionDecl *declareTemplate(clang::FunctionDecl *Like,
+                                       llvm::StringRef Name,
+                                       clang::QualType FnTy,
+                                       llvm::ArrayRef<std::pair<std::string, clang::QualType>> Params);
+  /// For an instance of an annotated template, the specialization of its
+  /// derivative template Name (which must have type FnTy), or null if the
+  /// template has no derivative of that name.
+  clang::FunctionDecl *specializationFor(clang::FunctionDecl *Like,
+                                         llvm::StringRef Name,
+                                         clang::QualType FnTy);
+  /// Differentiates every instance whose derivative specializations the
+  /// program uses. True if it found new ones.
+  bool instantiateDerivatives();
 
   /// Declares `Ret Name(Params...)` next to Like.
   clang::FunctionDecl *

@@ -178,6 +178,10 @@ clang::QualType elementType(clang::QualType T);
 /// True for floating scalars, classes of them (isDifferentiableRecord), and
 /// pointers/arrays of either.
 bool isDifferentiableType(clang::QualType T);
+/// True for a type of a function template's parameter that is
+/// differentiable for some template arguments: `T`, `const T&`, `T*`,
+/// `T[N]` where T is a template parameter (or any dependent type).
+bool mayBeDifferentiable(clang::QualType T);
 /// A class whose data members are all numbers, enums, fixed-size arrays of
 /// them or such classes again, with at least one floating member: a struct
 /// of reals (`struct Particle { double x, y, z, m; }`). Its floating members

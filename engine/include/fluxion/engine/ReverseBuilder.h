@@ -30,7 +30,12 @@ namespace fluxion {
 /// True if the reverse function of FD takes a seed for its result: the
 /// result is a floating value (contract: "R seed", absent for void).
 inline bool hasSeed(const clang::FunctionDecl *FD) {
-  return FD->getReturnType()->isRealFloatingType();
+  clang::QualType R = FD->getReturnType();
+  // A function template returning `T`: its derivative templates take a
+  // seed, and an instance returning no real is refused when it is used.
+  return R->isRealFloatingType() ||
+         (R->isDependentType() && !R->isPointerType() &&
+          !R->isReferenceType() && !R->getContainedDeducedType());
 }
 
 /// How the reverse sweep differentiates one call site.
