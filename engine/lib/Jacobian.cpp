@@ -57,9 +57,20 @@ static bool jacobianParts(ASTContext &Ctx, FunctionDecl *FD,
     const ParmVarDecl *P = FD->getParamDecl(I);
     QualType T = P->getType();
     // A scalar input: by value or const T& (a non-const T& is not a row).
-    if (T.getNonReferenceType()->isRealFloatingType() &&
-        (!T->isReferenceType() || T.getNonReferenceType().isConstQualified())) {
+    // In a function template, `T` or `const T&` may be one: the instance
+    // is checked again when it is differentiated.
+    bool Template = T->isDependentType();
+    QualType V = T.getNonReferenceType();
+    if ((V->isRealFloatingType() ||
+         (Template && !V->isPointerType() && !V->isArrayType())) &&
+        (!T->isReferenceType() || V.isConstQualified())) {
       Parts.push_back({I, 1, false, true});
+      continue;
+    }
+    // T x[N] of a template: its size is the instance's.
+    if (Template && P->getOriginalType()->isArrayType()) {
+      QualType E = P->getOriginalType()->getAsArrayTypeUnsafe()->getElementType();
+      Parts.push_back({I, 1, !E.isConstQualified(), false});
       continue;
     }
     const auto *AT = Ctx.getAsConstantArrayType(P->getOriginalType());

@@ -309,12 +309,12 @@ def driver(p):
         if dense:
             setup, args = param_setup(p, False)
             fn('hess_own(const LD *X, LD *H)',
-               setup + ['using HT = fuzz::LastPointee<decltype(&%s::f_hessian)>::type;' % ns]
+               setup + ['using HT = fuzz::LastPointee<decltype(&%s::f_hessian%s)>::type;' % (ns, p.targs)]
                + shaped('h', 'HT', p.N * p.N, 'f_hessian', args, 'H'))
     if has['jacobian']:
         setup, args = param_setup(p, False)
         fn('jac_own(const LD *X, LD *J)',
-           setup + ['using JT = fuzz::LastPointee<decltype(&%s::f_jacobian)>::type;' % ns]
+           setup + ['using JT = fuzz::LastPointee<decltype(&%s::f_jacobian%s)>::type;' % (ns, p.targs)]
            + shaped('j', 'JT', p.M * p.N, 'f_jacobian', args, 'J'))
     nul = 'nullptr'
     out.append('static const fuzz::Prog prog = {%d, %d, %d, X0, V, W, %sL, eval_own, '

@@ -63,6 +63,9 @@ FEATURES = {
                'constructor from two reals',
     'aliases': 'local references and pointers that stay put: T &r = a[i] (read and '
                'written), T *w = a (written through), const S &r = s',
+    'templates': 'f as a function template (a scalar parameter of type T, deduced; '
+                 '&f_hessian<> names its instance), helpers as templates '
+                 'template <int K> called as h<1>, h<2>, ... in one function',
 }
 
 FLOAT_TYPES = ['f', 'd', 'l']
@@ -143,6 +146,7 @@ class Param:
         self.value = None  # float (S), int (I) or list (arrays, ST: flattened)
         self.ref = False   # S: passed as const T&
         self.members = []  # ST: the struct's members
+        self.tparam = False  # S: of f's template parameter type T
 
     @property
     def is_input(self):
@@ -159,7 +163,7 @@ class Param:
     def decl(self):
         if self.kind == 'ST':
             return ('const S &%s' if self.ref else 'S %s') % self.name
-        T = CTYPE[self.t]
+        T = 'T' if self.tparam else CTYPE[self.t]
         if self.kind == 'S' and self.ref:
             return 'const %s &%s' % (T, self.name)
         if self.kind in ('S', 'I'):
@@ -192,6 +196,7 @@ class Helper:
         self.custom = False
         self.ref_out = False  # a void helper writing through T &o
         self.takes_struct = False  # a leading const S &q, before the others
+        self.tmpl = False  # template <int K>, called as name<k>
 
 
 class Scope:
@@ -239,6 +244,9 @@ class Generator:
     def __init__(self, seed, features):
         self.seed = seed
         self.rng = random.Random(seed * 7919 + 17)
+        # Template choices draw from their own stream: with the feature off,
+        # or where it draws no template, a seed's program is unchanged.
+        self.trng = random.Random(seed * 7919 + 23)
         self.f = set(features)
         self.types = [t for t in FLOAT_TYPES
                       if {'f': 'float', 'd': 'double', 'l': 'longdouble'}[t] in self.f]
@@ -442,7 +450,8 @@ class Generator:
             if pt == 'i' and t != 'i':
                 e = '%%PI(%%%s%%PI)%%' % e   # an implicit conversion to int
             args.append(e)
-        return '%s(%s)' % (h.name, ', '.join(args)), h.ret
+        name = h.name + ('<%d>' % self.trng.randint(1, 3) if h.tmpl else '')
+        return '%s(%s)' % (name, ', '.join(args)), h.ret
 
     def expr(self, sc, depth):
         if depth <= 0 or self.chance(0.25):
@@ -761,12 +770,17 @@ class Generator:
             e, _ = self.expr(sc, 2)
             if ret == 'i':
                 e = '%%PI(%%static_cast<int>(%s * 2.5)%%PI)%%' % self.squash(sc, 1)[0]
+            tmpl = self.on('templates') and self.trng.random() < 0.3
+            if tmpl:
+                e = 'K * (%s)' % e
             body.append('  return %s;' % e)
-            text = '%s %s(%s) {\n%s\n}\n' % (CTYPE[ret], name, ', '.join(decls),
-                                             '\n'.join(body))
+            text = '%s%s %s(%s) {\n%s\n}\n' % ('template <int K>\n' if tmpl else '',
+                                               CTYPE[ret], name, ', '.join(decls),
+                                               '\n'.join(body))
         self.helpers = saved
         self.in_helper = False
         h = Helper(name, ret, params, text, arr_t, void)
+        h.tmpl = not void and text.startswith('template')
         h.ref_out = ref_out
         h.takes_struct = takes_struct
         return h
@@ -890,6 +904,13 @@ class Generator:
             params.append(Param('n', 'I', 'i'))
             self.bound = 'n'
         rng.shuffle(params)
+        # f as a template of one scalar parameter's type, deduced from it.
+        tmpl_head = ''
+        scalars = [p for p in params if p.kind == 'S']
+        if self.on('templates') and scalars and self.trng.random() < 0.3:
+            p = self.trng.choice(scalars)
+            p.tparam = True
+            tmpl_head = 'template <class T = %s>\n' % CTYPE[p.t]
         has_out = any(p.is_output for p in params)
         void = has_out and self.chance(0.3)
         ret = None if void else self.ftype()
@@ -1017,8 +1038,11 @@ class Generator:
         if ret:
             self.used.add(ret)
         prec = 'f' if 'f' in self.used else ('d' if 'd' in self.used else 'l')
-        return Program(self.seed, helpers, ann, sig, body, params, ret, modes,
+        prog = Program(self.seed, helpers, ann, sig, body, params, ret, modes,
                        restricted, prec, self.rng)
+        prog.tmpl_head = tmpl_head
+        prog.targs = '<>' if tmpl_head else ''
+        return prog
 
 
 class Program:
@@ -1036,6 +1060,8 @@ class Program:
         for p in self.inputs:
             self.X0 += [p.value] if p.kind == 'S' else list(p.value)
         self.struct_int = 3  # the value of the struct's int member
+        self.tmpl_head = ''  # 'template <...>\n' when f is a template
+        self.targs = ''      # '<>' then: &f_hessian<> names its instance
         self.V = [dyadic(rng, -1, 1) for _ in range(self.N)]
         self.W = [dyadic(rng, -1, 1) for _ in range(self.M)]
 
@@ -1048,7 +1074,8 @@ class Program:
         """The path copy's namespace (see PATH)."""
         table = dict(PATH)
         table['%NS%'] = self.ns + '_path'
-        text = '%s\n%s {\n%s\n}\n' % (self.helpers, self.sig, self.body)
+        text = '%s\n%s%s {\n%s\n}\n' % (self.helpers, self.tmpl_head, self.sig,
+                                          self.body)
         return 'namespace %s_path {\n%s} // namespace %s_path\n' % (
             self.ns, render(text, table), self.ns)
 
@@ -1058,10 +1085,12 @@ class Program:
             args = '(%s)' % ', '.join('"%s"' % n for n in self.restricted) \
                 if self.restricted else ''
             ann = '[[fluxion::grad%s]]' % args if self.ret else ''
-            text = '%s\n%s %s {\n%s\n}\n' % (self.helpers, ann, self.sig, self.body)
+            text = '%s\n%s%s %s {\n%s\n}\n' % (self.helpers, self.tmpl_head, ann,
+                                                self.sig, self.body)
             return 'namespace %s_ref {\n%s} // namespace %s_ref\n' % (
                 self.ns, self.render(text, True), self.ns)
-        text = '%s\n%s %s {\n%s\n}\n' % (self.helpers, self.ann, self.sig, self.body)
+        text = '%s\n%s%s %s {\n%s\n}\n' % (self.helpers, self.tmpl_head, self.ann,
+                                            self.sig, self.body)
         return 'namespace %s {\n%s} // namespace %s\n' % (self.ns, self.render(text, False),
                                                           self.ns)
 
