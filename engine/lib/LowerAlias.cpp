@@ -75,6 +75,12 @@ const VarDecl *firstWritten(const Stmt *S, const VarSet &Vars) {
         return V;
   if (const auto *Call = dyn_cast<CallExpr>(S)) {
     const FunctionDecl *Callee = Call->getDirectCallee();
+    // A lambda defined earlier writes, when it is called, what its body
+    // writes of the variables it captured by reference.
+    if (const auto *M = dyn_cast_or_null<CXXMethodDecl>(Callee);
+        M && M->getParent()->isLambda())
+      if (const VarDecl *V = firstWritten(M->getBody(), Vars))
+        return V;
     unsigned Shift = isa<CXXOperatorCallExpr>(Call) &&
                              isa_and_nonnull<CXXMethodDecl>(Callee)
                          ? 1
@@ -93,12 +99,7 @@ const VarDecl *firstWritten(const Stmt *S, const VarSet &Vars) {
         return V;
     }
   }
-  if (const auto *Lambda = dyn_cast<LambdaExpr>(S))
-    for (const LambdaCapture &C : Lambda->captures())
-      if (C.capturesVariable() && C.getCaptureKind() == LCK_ByRef)
-        if (const auto *V = dyn_cast<VarDecl>(C.getCapturedVar());
-            V && Vars.count(V))
-          return V;
+  // A lambda's body is among its children: what it writes is seen there.
   for (const Stmt *C : S->children())
     if (const VarDecl *V = firstWritten(C, Vars))
       return V;

@@ -95,6 +95,15 @@ ExprP FunctionLowering::lowerExpr(const clang::Expr *E, Block &Pre) {
     return nullptr;
   }
   E = E->IgnoreParens();
+  // A lambda used other than by calling it where it is defined
+  // (LowerLambda.cpp): passed to a function, copied, stored.
+  if (const auto *RD = E->getType()->getAsCXXRecordDecl();
+      RD && RD->isLambda() && !isa<DeclRefExpr>(E->IgnoreImplicit())) {
+    Diags.report(E->getExprLoc(), Diag::NotSupported)
+        << "passing a lambda on"
+        << "call it where it is defined, or make it a named function";
+    return nullptr;
+  }
   if (E->isPRValue() && isDifferentiableRecord(E->getType()) &&
       isa<CXXConstructExpr, InitListExpr, CXXFunctionalCastExpr>(E))
     return lowerTemporaryObject(E, Pre);
@@ -375,6 +384,12 @@ ExprP FunctionLowering::lowerDeclRef(const DeclRefExpr *E, Block &Pre) {
   if (const auto *VD = dyn_cast<VarDecl>(D)) {
     if (Poisoned.count(VD))
       return nullptr;
+    if (Lambdas.count(VD)) {
+      Diags.report(E->getLocation(), Diag::NotSupported)
+          << ("passing the lambda '" + VD->getNameAsString() + "' on")
+          << "call it where it is defined, or make it a named function";
+      return nullptr;
+    }
     // A local reference or pointer that always designates the same place
     // (LowerAlias.cpp) is that place: its initialiser, again.
     if (const clang::Expr *Init = Aliases.lookup(VD))
@@ -651,6 +666,8 @@ ExprP FunctionLowering::lowerCall(const CallExpr *E, Block &Pre,
           << describeConstruct(E);
     return nullptr;
   }
+  if (isLambdaCall(E))
+    return lowerLambdaCall(E, Pre);
   MemberCall MC = memberCall(E);
   if (isa<CXXMemberCallExpr>(E) && !MC.Method) {
     Diags.report(E->getExprLoc(), Diag::IndirectCall);

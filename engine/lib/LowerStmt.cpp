@@ -455,6 +455,19 @@ bool FunctionLowering::lowerDecl(const DeclStmt *S, Block &Out) {
       continue;
     }
     QualType T = VD->getType();
+    if (const auto *RD = T->getAsCXXRecordDecl(); RD && RD->isLambda()) {
+      OK &= lowerLambdaDecl(VD, Out);
+      continue;
+    }
+    if (const auto *RD = T->getAsCXXRecordDecl();
+        RD && RD->getName() == "function" && RD->isInStdNamespace()) {
+      Diags.report(VD->getLocation(), Diag::NotSupported)
+          << "a std::function (its target is known only at run time)"
+          << "call the lambda or the function directly";
+      Poisoned.insert(VD);
+      OK = false;
+      continue;
+    }
     if (T->isFunctionPointerType()) {
       // Calls through it are reported where they happen.
       Poisoned.insert(VD);

@@ -63,6 +63,8 @@ FEATURES = {
                'constructor from two reals',
     'aliases': 'local references and pointers that stay put: T &r = a[i] (read and '
                'written), T *w = a (written through), const S &r = s',
+    'lambdas': 'lambdas defined in f and in helpers ([&] reading the scope, [=] '
+               'copying the scalars it reads) and called in expressions',
     'templates': 'f as a function template (a scalar parameter of type T, deduced; '
                  '&f_hessian<> names its instance), helpers as templates '
                  'template <int K> called as h<1>, h<2>, ... in one function',
@@ -207,9 +209,11 @@ class Scope:
         self.loops = []    # loop counters usable as indices (0 <= i < L)
         self.struct = None # the name of a const S& in scope, if any
         self.objects = []  # (name, writable) of every S object in scope
+        self.lambdas = []  # (name, result type) of the lambdas in scope
 
     def copy(self):
         s = Scope()
+        s.lambdas = list(self.lambdas)
         s.vars, s.ints = list(self.vars), list(self.ints)
         s.arrays, s.loops = list(self.arrays), list(self.loops)
         s.struct = self.struct
@@ -247,6 +251,7 @@ class Generator:
         # Template choices draw from their own stream: with the feature off,
         # or where it draws no template, a seed's program is unchanged.
         self.trng = random.Random(seed * 7919 + 23)
+        self.lrng = random.Random(seed * 7919 + 29)  # likewise for lambdas
         self.f = set(features)
         self.types = [t for t in FLOAT_TYPES
                       if {'f': 'float', 'd': 'double', 'l': 'longdouble'}[t] in self.f]
@@ -456,6 +461,8 @@ class Generator:
     def expr(self, sc, depth):
         if depth <= 0 or self.chance(0.25):
             return self.leaf(sc)
+        if sc.lambdas and self.lrng.random() < 0.2:
+            return self.lambda_call(sc, depth)
         r = self.rng.random()
         if r < 0.30:
             a, ta = self.expr(sc, depth - 1)
@@ -522,8 +529,46 @@ class Generator:
             lines += self.stmt(sc, indent, in_loop, ret_t, budget)
         return lines
 
+    def with_rng(self, rng, fn):
+        """fn() drawing from rng instead of the program's main stream."""
+        saved, self.rng = self.rng, rng
+        try:
+            return fn()
+        finally:
+            self.rng = saved
+
+    def lambda_def(self, sc, pad):
+        """`auto lamN = [&](T a) { return e; };` (or [=], reading only
+        plain scalar variables, which it copies)."""
+        def gen():
+            name = self.fresh('lam')
+            t = self.ftype()
+            by_copy = self.chance(0.4)
+            if by_copy:
+                inner = Scope()
+                inner.vars = [Var(v.name, v.t, assignable=False)
+                              for v in sc.vars if v.name.isidentifier()]
+                inner.ints = [i for i in sc.ints if i.isidentifier()]
+            else:
+                inner = sc.copy()
+            inner.vars.append(Var(name + '_a', t, assignable=False))
+            e, _ = self.expr(inner, 2)
+            sc.lambdas.append((name, t))
+            return ['%sauto %s = [%s](%s %s_a) { return %s; };' % (
+                pad, name, '=' if by_copy else '&', CTYPE[t], name, e)]
+        return self.with_rng(self.lrng, gen)
+
+    def lambda_call(self, sc, depth):
+        def gen():
+            name, t = self.rng.choice(sc.lambdas)
+            e, _ = self.expr(sc, depth - 1)
+            return '%s(%s)' % (name, e), t
+        return self.with_rng(self.lrng, gen)
+
     def stmt(self, sc, indent, in_loop, ret_t, budget):
         pad = '  ' * indent
+        if self.on('lambdas') and self.lrng.random() < 0.1:
+            return self.lambda_def(sc, pad)
         ds = 2
         assignable = [v for v in sc.vars if v.assignable]
         writable = [a for a in sc.arrays if a.writable and a.readable]

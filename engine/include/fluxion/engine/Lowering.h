@@ -132,6 +132,24 @@ private:
   ir::ExprP materialize(ir::ExprP E, ir::Block &Pre, llvm::StringRef Name,
                         clang::SourceLocation Loc);
 
+  // Lambdas defined and called in the function (LowerLambda.cpp): each
+  // call is the lambda's body in place.
+  using LambdaCopies =
+      llvm::SmallVector<std::pair<const clang::VarDecl *, ir::Var *>, 2>;
+  struct LambdaLocal {
+    const clang::LambdaExpr *Lambda = nullptr;
+    /// Variables captured by copy (and init-captures), and the locals that
+    /// took their values where the lambda was created.
+    LambdaCopies Copies;
+  };
+  bool isLambdaCall(const clang::CallExpr *E) const;
+  bool lowerLambdaDecl(const clang::VarDecl *VD, ir::Block &Out);
+  bool lowerCaptures(const clang::LambdaExpr *L, LambdaCopies &Copies,
+                     ir::Block &Out);
+  ir::ExprP lowerLambdaCall(const clang::CallExpr *E, ir::Block &Pre);
+  llvm::DenseMap<const clang::VarDecl *, LambdaLocal> Lambdas;
+  unsigned LambdaDepth = 0;
+
   ir::Var *varFor(const clang::VarDecl *D, clang::SourceLocation UseLoc);
   bool checkType(clang::QualType T, clang::SourceLocation Loc,
                  llvm::StringRef What);

@@ -1,0 +1,255 @@
+//===- LowerLambda.cpp - Lambdas called where they are defined ------------===//
+//
+// A lambda defined and called inside a differentiated function is code of
+// that function: each call is lowered in place, as its body with the
+// parameters bound to the arguments. A variable captured by reference is
+// the variable itself (in the lambda's body Clang already refers to the
+// enclosing variable); one captured by copy is a local that takes its value
+// where the lambda is created (an init-capture `[s = 2 * x]` likewise).
+// The analyses and builders then see ordinary locals and assignments, and
+// the generated code never mentions the lambda. A lambda passed on (to a
+// template callee, to a standard algorithm, stored in a std::function)
+// stays a located error.
+//
+//===----------------------------------------------------------------------===//
+#include "fluxion/engine/Lowering.h"
+
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/DeclCXX.h"
+#include "clang/AST/ExprCXX.h"
+#include "llvm/ADT/ScopeExit.h"
+
+using namespace clang;
+
+namespace fluxion {
+
+using ir::Block;
+using ir::ExprP;
+using ir::Var;
+using ir::ref;
+
+namespace {
+
+/// True if S contains a return statement (not counting nested lambdas,
+/// whose returns are their own).
+bool containsReturn(const Stmt *S) {
+  if (!S || isa<LambdaExpr>(S))
+    return false;
+  if (isa<ReturnStmt>(S))
+    return true;
+  for (const Stmt *C : S->children())
+    if (containsReturn(C))
+      return true;
+  return false;
+}
+
+/// The lambda expression an initialiser or a call's object is, if any.
+const LambdaExpr *asLambda(const Expr *E) {
+  if (!E)
+    return nullptr;
+  E = E->IgnoreImplicit()->IgnoreParens();
+  if (const auto *CE = dyn_cast<CXXConstructExpr>(E); CE && CE->getNumArgs() == 1)
+    E = CE->getArg(0)->IgnoreImplicit()->IgnoreParens();
+  return dyn_cast<LambdaExpr>(E);
+}
+
+} // namespace
+
+bool FunctionLowering::isLambdaCall(const CallExpr *E) const {
+  const auto *M = dyn_cast_or_null<CXXMethodDecl>(E->getDirectCallee());
+  return M && M->getParent()->isLambda() && isa<CXXOperatorCallExpr>(E);
+}
+
+bool FunctionLowering::lowerCaptures(const LambdaExpr *L, LambdaCopies &Copies,
+                                     Block &Out) {
+  for (const LambdaCapture &C : L->captures()) {
+    if (!C.capturesVariable())
+      continue; // `this` is the enclosing function's
+    const auto *V = dyn_cast<VarDecl>(C.getCapturedVar());
+    if (!V) {
+      Diags.report(C.getLocation(), Diag::NotSupported)
+          << "a lambda capturing a structured binding"
+          << "capture the variable it names";
+      return false;
+    }
+    bool Init = L->isInitCapture(&C);
+    if (!Init && C.getCaptureKind() == LCK_ByRef)
+      continue; // the variable itself
+    QualType T = V->getType();
+    if (T->isReferenceType()) {
+      if (!Init)
+        continue; // a reference captured by copy: the place's value below
+      Diags.report(C.getLocation(), Diag::NotSupported)
+          << "a lambda's reference init-capture"
+          << "capture the variable by reference ([&v])";
+      return false;
+    }
+    // A constant captured by copy never differs from the original.
+    if (!Init && T.isConstQualified() && T->isArithmeticType())
+      continue;
+    if (!T->isArithmeticType()) {
+      Diags.report(C.getLocation(), Diag::NotSupported)
+          << ("a lambda's copy of '" + V->getNameAsString() + "'")
+          << "capture it by reference ([&" + V->getNameAsString() + "])";
+      return false;
+    }
+    Var *Copy = F->makeVar(Var::Kind::Local, V->getName(), assignableType(T),
+                           const_cast<VarDecl *>(V));
+    F->Locals.push_back(Copy);
+    const Expr *Value = V->getInit();
+    DeclRefExpr *Original = nullptr;
+    if (!Init) {
+      Original = DeclRefExpr::Create(
+          Ctx, NestedNameSpecifierLoc(), SourceLocation(),
+          const_cast<VarDecl *>(V), /*RefersToEnclosingVariableOrCapture=*/false,
+          C.getLocation(), T.getNonReferenceType(), VK_LValue);
+      Value = ImplicitCastExpr::Create(Ctx, T.getNonReferenceType().getUnqualifiedType(),
+                                       CK_LValueToRValue, Original, nullptr,
+                                       VK_PRValue, FPOptionsOverride());
+    }
+    if (!lowerVarInit(Copy, Value, Out))
+      return false;
+    Copies.push_back({V, Copy});
+  }
+  return true;
+}
+
+bool FunctionLowering::lowerLambdaDecl(const VarDecl *VD, Block &Out) {
+  const LambdaExpr *L = asLambda(VD->getInit());
+  if (!L) {
+    Diags.report(VD->getLocation(), Diag::NotSupported)
+        << ("lambda variable '" + VD->getNameAsString() +
+            "' initialised from another lambda variable")
+        << "define the lambda where it is used";
+    Poisoned.insert(VD);
+    return false;
+  }
+  LambdaCopies Copies;
+  if (!lowerCaptures(L, Copies, Out)) {
+    Poisoned.insert(VD);
+    return false;
+  }
+  Lambdas[VD] = {L, std::move(Copies)};
+  return true;
+}
+
+ExprP FunctionLowering::lowerLambdaCall(const CallExpr *E, Block &Pre) {
+  const auto *Op = cast<CXXMethodDecl>(E->getDirectCallee());
+  const Expr *Object = E->getArg(0)->IgnoreImplicit()->IgnoreParens();
+  LambdaCopies Fresh;
+  const LambdaCopies *Copies = nullptr;
+  if (const LambdaExpr *L = asLambda(Object)) {
+    // Written and called in place: its copies are taken now.
+    if (!lowerCaptures(L, Fresh, Pre))
+      return nullptr;
+    Copies = &Fresh;
+  } else if (const auto *DR = dyn_cast<DeclRefExpr>(Object)) {
+    const auto *VD = dyn_cast<VarDecl>(DR->getDecl());
+    if (VD && Poisoned.count(VD))
+      return nullptr;
+    auto It = VD ? Lambdas.find(VD) : Lambdas.end();
+    if (It != Lambdas.end())
+      Copies = &It->second.Copies;
+  }
+  if (!Copies) {
+    Diags.report(E->getExprLoc(), Diag::NotSupported)
+        << "a call of a lambda that was passed in or copied"
+        << "call the lambda where it is defined, or make it a named function";
+    return nullptr;
+  }
+  const FunctionDecl *Def = nullptr;
+  const auto *Body =
+      Op->hasBody(Def) ? dyn_cast<CompoundStmt>(Def->getBody()) : nullptr;
+  if (!Body || LambdaDepth > 16) {
+    Diags.report(E->getExprLoc(), Diag::NotSupported)
+        << "a lambda whose body is not visible here, or that calls itself"
+        << "make it a named function";
+    return nullptr;
+  }
+  Op = cast<CXXMethodDecl>(Def);
+  // A return can only end the body: the call is the body in place, and the
+  // result the last statement's value.
+  auto Stmts = Body->body();
+  const auto *Last =
+      Body->body_empty() ? nullptr : dyn_cast<ReturnStmt>(Body->body_back());
+  for (const Stmt *S : Stmts)
+    if (S != Last && containsReturn(S)) {
+      Diags.report(S->getBeginLoc(), Diag::NotSupported)
+          << "a 'return' before the end of a lambda"
+          << "compute the result into a variable and return it at the end";
+      return nullptr;
+    }
+  // The parameters, bound to the arguments in the caller's scope.
+  auto SavedVars = Vars;
+  auto SavedAliases = Aliases;
+  auto Restore = llvm::make_scope_exit([&] {
+    Vars = std::move(SavedVars);
+    Aliases = std::move(SavedAliases);
+  });
+  for (unsigned I = 0; I < Op->getNumParams(); ++I) {
+    const ParmVarDecl *P = Op->getParamDecl(I);
+    const Expr *Arg = E->getArg(I + 1);
+    QualType T = P->getType();
+    if (T->isReferenceType() && !T.getNonReferenceType().isConstQualified()) {
+      // `T &acc`: the argument's place, when it is a variable.
+      if (!isa<DeclRefExpr>(Arg->IgnoreParenImpCasts())) {
+        Diags.report(Arg->getExprLoc(), Diag::NotSupported)
+            << "passing an element or member to a lambda's non-const "
+               "reference parameter"
+            << "pass a variable, or make the parameter a value and assign "
+               "the result";
+        return nullptr;
+      }
+      Aliases[P] = Arg;
+      continue;
+    }
+    T = T.getNonReferenceType().getUnqualifiedType();
+    if (!checkType(T, P->getLocation(), "lambda parameter"))
+      return nullptr;
+    Var *V = F->makeVar(Var::Kind::Local, P->getName(), assignableType(T),
+                        const_cast<ParmVarDecl *>(P));
+    F->Locals.push_back(V);
+    size_t First = Pre.size();
+    if (!lowerVarInit(V, Arg, Pre))
+      return nullptr;
+    for (size_t J = First; J < Pre.size(); ++J)
+      if (Pre[J]->K == ir::StmtKind::Assign && Pre[J]->LHS->rootVar() == V)
+        Pre[J]->IsInit = true;
+    Vars[P] = V;
+  }
+  for (const auto &[Captured, Copy] : *Copies) {
+    Vars[Captured] = Copy;
+    Aliases.erase(Captured);
+  }
+  QualType RetTy = Op->getReturnType();
+  Var *Result = nullptr;
+  if (!RetTy->isVoidType()) {
+    if (!checkType(RetTy, E->getExprLoc(), "lambda result"))
+      return nullptr;
+    Result = F->makeVar(Var::Kind::Local, "_lambda", assignableType(RetTy));
+    F->Locals.push_back(Result);
+  }
+  ++LambdaDepth;
+  Scopes.push_back({Body, 0});
+  auto PopScope = llvm::make_scope_exit([&] {
+    Scopes.pop_back();
+    --LambdaDepth;
+  });
+  for (auto It = Stmts.begin(); It != Stmts.end(); ++It) {
+    Scopes.back().second = It - Stmts.begin();
+    if (*It != Last) {
+      if (!lowerStmt(*It, Pre))
+        return nullptr;
+      continue;
+    }
+    if (!Result || !Last->getRetValue())
+      continue;
+    if (!lowerInitInto(ref(Result), RetTy, Last->getRetValue(), Pre))
+      return nullptr;
+  }
+  if (!Result)
+    return ir::intConst(Ctx.IntTy, 0); // a void call: its statements are all
+  return ref(Result, E->getExprLoc());
+}
+
+} // namespace fluxion

@@ -1,0 +1,169 @@
+// Lambdas defined and called inside differentiated code: capture by
+// reference (the captured variable receives its adjoint), by copy (the
+// value where the lambda is created, even if the variable changes later),
+// init-captures, generic lambdas, lambdas written and called in place,
+// lambdas in callees and in loops, a lambda writing through a reference
+// parameter and one calling another. Each is checked against finite
+// differences (fluxion::check_gradient, check_jvp) and, for the Hessian,
+// against differences of the gradient.
+#include <fluxion/check.hpp>
+#include <fluxion/fluxion.hpp>
+
+#include <cmath>
+
+#include <gtest/gtest.h>
+
+namespace lam {
+
+[[fluxion::grad]] [[fluxion::jvp]] double by_reference(double x, double y) {
+  auto f = [&](double t) { return t * y + std::sin(t); };
+  return f(x) + f(x * y);
+}
+
+// The copy of k is taken where the lambda is created.
+[[fluxion::grad]] [[fluxion::jvp]] double by_copy(const double *x, int n,
+                                                  double k) {
+  double acc = 0;
+  auto add = [&acc, k](double v) { acc += k * v * v; };
+  for (int i = 0; i < n; ++i)
+    add(x[i]);
+  k = k * k + 3;
+  add(x[0]); // still the old k
+  return acc + k;
+}
+
+[[fluxion::grad]] double generic_and_init_capture(const double *x, double s) {
+  auto sq = [](auto v) { return v * v; };
+  auto scaled = [w = 2 * s](double v) {
+    double e = std::exp(-v);
+    return w * e;
+  };
+  float f = float(x[1]);
+  return sq(x[0]) + sq(f) + scaled(x[1]) + [&] { return x[0] * s; }();
+}
+
+// A lambda calling another, defined in a loop over a captured index.
+[[fluxion::grad]] [[fluxion::jvp]] double nested_in_loop(const double *w,
+                                                         const double *x,
+                                                         int n) {
+  double s = 0;
+  auto act = [](double z) { return z / (1 + std::fabs(z)); };
+  for (int i = 0; i < n; ++i) {
+    auto term = [&, i](double scale) { return act(w[i] * x[i]) * scale; };
+    s += term(1.0) + term(x[i]);
+  }
+  return s;
+}
+
+// A lambda writing through a reference parameter, called on a local.
+[[fluxion::grad]] double reference_parameter(double x, double y) {
+  auto accumulate = [](double &acc, double v) { acc += v * v; };
+  double a = x;
+  accumulate(a, y);
+  accumulate(a, x * y);
+  return a * std::cos(x);
+}
+
+// A callee using a lambda, called from the annotated function.
+double softplus_sum(const double *z, int n) {
+  auto softplus = [](double t) { return std::log1p(std::exp(t)); };
+  double s = 0;
+  for (int i = 0; i < n; ++i)
+    s += softplus(z[i]);
+  return s;
+}
+[[fluxion::grad]] [[fluxion::hessian]] double in_callee(const double *z) {
+  return softplus_sum(z, 3) * z[0];
+}
+
+// A mutable copy keeps its changes from one call to the next, and is not
+// the variable: assigning k afterwards changes neither.
+[[fluxion::grad]] double mutable_copy(double x, double k) {
+  auto next = [k]() mutable {
+    k = k * 1.5 + 1;
+    return k;
+  };
+  double a = next();
+  double b = next();
+  k = 10;
+  return a * x + b * x * x + k;
+}
+
+} // namespace lam
+
+namespace {
+
+TEST(Lambdas, CaptureByReference) {
+  auto R = fluxion::check_gradient(lam::by_reference, lam::by_reference_grad,
+                                   0.7, -1.3);
+  EXPECT_TRUE(R.ok()) << R;
+  auto J = fluxion::check_jvp(lam::by_reference, lam::by_reference_jvp, 0.7,
+                              -1.3);
+  EXPECT_TRUE(J.ok()) << J;
+  // d/dy of x y + sin x + x y^2 + sin(x y): x + 2 x y + x cos(x y).
+  double dx = 0, dy = 0;
+  lam::by_reference_grad(0.7, -1.3, &dx, &dy);
+  EXPECT_NEAR(dy, 0.7 + 2 * 0.7 * -1.3 + 0.7 * std::cos(0.7 * -1.3), 1e-13);
+}
+
+TEST(Lambdas, CaptureByCopyKeepsTheValueAtCreation) {
+  double x[3] = {0.5, -1.25, 2.0};
+  auto R = fluxion::check_gradient(lam::by_copy, lam::by_copy_grad,
+                                   fluxion::span(x, 3), 3, 1.5);
+  EXPECT_TRUE(R.ok()) << R;
+  auto J = fluxion::check_jvp(lam::by_copy, lam::by_copy_jvp,
+                              fluxion::span(x, 3), 3, 1.5);
+  EXPECT_TRUE(J.ok()) << J;
+  // f = k (sum x^2 + x0^2) + k^2 + 3: df/dk = sum x^2 + x0^2 + 2k.
+  double dx[3] = {}, dk = 0;
+  double v = lam::by_copy_grad(x, 3, 1.5, dx, &dk);
+  EXPECT_DOUBLE_EQ(v, 1.5 * (0.25 + 1.5625 + 4 + 0.25) + 1.5 * 1.5 + 3);
+  EXPECT_NEAR(dk, 0.25 + 1.5625 + 4 + 0.25 + 3, 1e-13);
+}
+
+TEST(Lambdas, GenericInitCaptureAndCalledInPlace) {
+  double x[2] = {0.3, -0.6};
+  auto R = fluxion::check_gradient(lam::generic_and_init_capture,
+                                   lam::generic_and_init_capture_grad,
+                                   fluxion::span(x, 2), 0.8);
+  EXPECT_TRUE(R.ok()) << R;
+}
+
+TEST(Lambdas, NestedAndInLoops) {
+  double w[4] = {0.5, -1.0, 1.5, 0.25}, x[4] = {1.0, 0.5, -0.75, 2.0};
+  auto R = fluxion::check_gradient(lam::nested_in_loop,
+                                   lam::nested_in_loop_grad,
+                                   fluxion::span(w, 4), fluxion::span(x, 4), 4);
+  EXPECT_TRUE(R.ok()) << R;
+  auto J = fluxion::check_jvp(lam::nested_in_loop, lam::nested_in_loop_jvp,
+                              fluxion::span(w, 4), fluxion::span(x, 4), 4);
+  EXPECT_TRUE(J.ok()) << J;
+}
+
+TEST(Lambdas, MutableCopy) {
+  auto R = fluxion::check_gradient(lam::mutable_copy, lam::mutable_copy_grad,
+                                   0.75, 2.0);
+  EXPECT_TRUE(R.ok()) << R;
+  // a = 1.5k + 1, b = 2.25k + 2.5: df/dk = 1.5x + 2.25x^2 (k = 10 after).
+  double dx = 0, dk = 0;
+  lam::mutable_copy_grad(0.75, 2.0, &dx, &dk);
+  EXPECT_NEAR(dk, 1.5 * 0.75 + 2.25 * 0.75 * 0.75, 1e-14);
+}
+
+TEST(Lambdas, ReferenceParameter) {
+  auto R = fluxion::check_gradient(lam::reference_parameter,
+                                   lam::reference_parameter_grad, 0.9, -0.4);
+  EXPECT_TRUE(R.ok()) << R;
+}
+
+TEST(Lambdas, InACalleeWithHessian) {
+  double z[3] = {0.2, -0.7, 1.1};
+  auto R = fluxion::check_gradient(lam::in_callee, lam::in_callee_grad,
+                                   fluxion::span(z, 3));
+  EXPECT_TRUE(R.ok()) << R;
+  auto H = fluxion::check_hvp(lam::in_callee, lam::in_callee_hvp,
+                              fluxion::span(z, 3));
+  EXPECT_TRUE(H.ok()) << H;
+}
+
+} // namespace
