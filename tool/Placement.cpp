@@ -274,11 +274,19 @@ std::vector<Placement> PlacementRecorder::placements() const {
   // A function the engine declared but neither defined nor called (a pair
   // an early to-be-recorded round asked for) is left out: g++ would warn
   // about a static function never defined.
+  // Likewise a static one defined but called by no printed code (a pair
+  // the adjoint that f_hvp differentiates called: f_hvp calls its tangent).
+  auto Unused = [](const FunctionDecl *FD) {
+    return FD->getStorageClass() == SC_Static && !FD->isReferenced();
+  };
   for (const PendingDeclaration &D : Declarations)
-    if (D.FD->isDefined() || D.FD->isReferenced() ||
-        D.FD->getDescribedFunctionTemplate())
+    if ((D.FD->isDefined() || D.FD->isReferenced() ||
+         D.FD->getDescribedFunctionTemplate()) &&
+        !Unused(D.FD))
       All.push_back(placeDeclaration(D));
-  All.insert(All.end(), Definitions.begin(), Definitions.end());
+  for (const Placement &P : Definitions)
+    if (!Unused(P.FD))
+      All.push_back(P);
   std::sort(All.begin(), All.end(), [](const Placement &A, const Placement &B) {
     return std::make_pair(A.At.Offset, A.Order) <
            std::make_pair(B.At.Offset, B.Order);
