@@ -154,7 +154,8 @@ ExprP FunctionLowering::lowerExpr(const clang::Expr *E, Block &Pre) {
   case clang::Stmt::BinaryOperatorClass:
     return lowerBinary(cast<BinaryOperator>(E), Pre);
   case clang::Stmt::CompoundAssignOperatorClass:
-    Diags.report(E->getExprLoc(), Diag::IncrementInExpr);
+    if (!usesPoisoned(E))
+      Diags.report(E->getExprLoc(), Diag::IncrementInExpr);
     return nullptr;
   case clang::Stmt::ConditionalOperatorClass:
     return lowerConditional(cast<ConditionalOperator>(E), Pre);
@@ -504,7 +505,9 @@ ExprP FunctionLowering::lowerUnary(const UnaryOperator *E, Block &Pre) {
     return addressOf(LV, E->getType());
   }
   default:
-    Diags.report(E->getExprLoc(), Diag::IncrementInExpr);
+    // `*p++` on a pointer already reported (it walks): nothing more.
+    if (!usesPoisoned(E))
+      Diags.report(E->getExprLoc(), Diag::IncrementInExpr);
     return nullptr;
   }
 }
@@ -512,7 +515,8 @@ ExprP FunctionLowering::lowerUnary(const UnaryOperator *E, Block &Pre) {
 ExprP FunctionLowering::lowerBinary(const BinaryOperator *E, Block &Pre) {
   BinaryOperatorKind Op = E->getOpcode();
   if (E->isAssignmentOp() || Op == BO_Comma) {
-    Diags.report(E->getOperatorLoc(), Diag::IncrementInExpr);
+    if (!usesPoisoned(E))
+      Diags.report(E->getOperatorLoc(), Diag::IncrementInExpr);
     return nullptr;
   }
   if (Op == BO_PtrMemD || Op == BO_PtrMemI || Op == BO_Cmp) {
