@@ -33,6 +33,13 @@ differentiate(clang::FunctionDecl *Def, const std::vector<bool> &Active,
               llvm::ArrayRef<clang::VarDecl *> Globals = {},
               bool RestorePointerParams = false);
 
+struct EmitRequest;
+/// Makes the view parameter Ptr (a pointer to an object: `result`, its
+/// adjoint or tangent) a local pointing to a new local object named Name,
+/// which it returns (ObjectResults.cpp).
+ir::Var *objectBehind(EmitRequest &R, ir::Function &F, ir::Var *Ptr,
+                      llvm::StringRef Name);
+
 } // namespace fluxion
 
 #endif

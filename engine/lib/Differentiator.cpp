@@ -344,9 +344,26 @@ bool Differentiator::checkAnnotation(FunctionDecl *FD, const Annotation &A,
                 "respect to");
   }
   QualType R = FD->getReturnType();
+  if (returnsObject(FD)) {
+    if (A.K != Annotation::Kind::Grad && A.K != Annotation::Kind::Jvp)
+      return Fail("it returns an object ('" + R.getAsString() + "'); [[" +
+                  A.Spelling +
+                  "]] needs a floating-point result: return one of its "
+                  "members, or use [[fluxion::grad]] (f_vjp with a seed "
+                  "object) or [[fluxion::jvp]]");
+    if (Instance)
+      return Fail("a member function returning an object is not supported "
+                  "yet; annotate a free function that takes the object as a "
+                  "parameter");
+    if (!Globals.empty() || llvm::any_of(A.Params, [&](const std::string &N) {
+          return lookupGlobal(FD, N) != nullptr;
+        }))
+      return Fail("naming global variables is not supported for a function "
+                  "returning an object");
+  }
   if (R->isVoidType() && !AnyOutput)
     return Fail("it returns nothing and has no output pointer parameter");
-  if (!R->isVoidType() && !R->isRealFloatingType() &&
+  if (!R->isVoidType() && !R->isRealFloatingType() && !returnsObject(FD) &&
       !(Pattern && R->isDependentType() && hasSeed(FD)))
     return Fail(("it returns '" + R.getAsString() +
                  "'; a differentiated function returns a floating-point "
@@ -510,6 +527,11 @@ void Differentiator::annotate(FunctionDecl *FD, const Annotation &A) {
     Grad.K = Annotation::Kind::Grad;
     Grad.Implied = true;
     annotate(FD, Grad);
+    return;
+  }
+  if (returnsObject(FD)) {
+    declareObjectVJP(*E);
+    Users.push_back(std::move(E));
     return;
   }
   std::string Base = FD->getNameAsString();
@@ -1008,6 +1030,8 @@ void Differentiator::publish(FunctionDecl *FD) {
 }
 
 void Differentiator::defineUser(UserEntry &E, FunctionDecl *Def) {
+  if (returnsObject(Def))
+    return defineObjectVJP(E, Def);
   E.Defined = true;
   if (Def->isInvalidDecl() || Diags.clangReportedErrors())
     return;

@@ -4,6 +4,7 @@
 // dual functions g_dual generated for callees.
 //
 //===----------------------------------------------------------------------===//
+#include "AdjointBody.h"
 #include "fluxion/engine/Differentiator.h"
 #include "fluxion/engine/Emitter.h"
 #include "fluxion/engine/FunctionViews.h"
@@ -64,9 +65,11 @@ void Differentiator::declareJVP(UserEntry &E) {
   if (E.WithThis)
     Params.push_back({"t_this", tangentParamType(
                                     Ctx, cast<CXXMethodDecl>(FD)->getThisType())});
+  // An object result's tangent is an object of its class, returned.
   E.JVP = declare(FD, FD->getNameAsString() + "_jvp",
-                  hasSeed(FD) ? FD->getReturnType() : Ctx.VoidTy, Params,
-                  false, true);
+                  hasSeed(FD) || returnsObject(FD) ? FD->getReturnType()
+                                                   : Ctx.VoidTy,
+                  Params, false, true);
 }
 
 namespace {
@@ -150,6 +153,8 @@ tangentBody(const TangentSource &Src, const std::vector<bool> &Active,
 }
 
 void Differentiator::defineUserJVP(UserEntry &E, FunctionDecl *Def) {
+  if (returnsObject(Def))
+    return defineObjectJVP(E, Def);
   E.Defined = true;
   if (Def->isInvalidDecl() || Diags.clangReportedErrors())
     return;
@@ -291,6 +296,39 @@ Differentiator::tangentOf(const ir::Expr &Call,
   D.Rule = It->second->Dual;
   D.TangentSlot.assign(Active.begin(), Active.end());
   return D;
+}
+
+void Differentiator::defineObjectJVP(UserEntry &E, FunctionDecl *Def) {
+  E.Defined = true;
+  if (Def->isInvalidDecl() || Diags.clangReportedErrors())
+    return;
+  Current = Def;
+  TangentSource Src;
+  Src.Def = viewOf(Def);
+  std::vector<bool> Active = {true}; // the result
+  Active.insert(Active.end(), E.Active.begin(), E.Active.end());
+  std::shared_ptr<ir::Function> IR;
+  auto T = tangentBody(Src, Active, {}, Ctx, Diags, *this, IR);
+  Current = nullptr;
+  if (!T) {
+    explain(Def);
+    return;
+  }
+  // T's parameters: result, p..., t_result, t_p...
+  unsigned N = Def->getNumParams();
+  EmitRequest R;
+  R.Target = E.JVP;
+  R.Locals = IR->Locals;
+  for (unsigned I = 0; I < T->Params.size(); ++I)
+    if (I != 0 && I != N + 1)
+      R.Params.push_back(T->Params[I]);
+  R.Body = std::move(T->Body);
+  objectBehind(R, *IR, T->Params[0], "_result");
+  Var *Tangent = objectBehind(R, *IR, T->Params[N + 1], "_t_result");
+  auto Ret = std::make_unique<ir::Stmt>(StmtKind::Return);
+  Ret->RHS = ir::ref(Tangent);
+  R.Body.push_back(std::move(Ret));
+  emitAndPublish(R);
 }
 
 } // namespace fluxion

@@ -291,6 +291,15 @@ private:
   /// program uses. True if it found new ones.
   bool instantiateDerivatives();
 
+  // Functions returning an object of a class of reals (ObjectResults.cpp,
+  // contract v2): f_vjp(p..., const R &seed, d_p...) returns f's value and
+  // f_jvp(p..., t_p...) the result's tangent; both differentiate f's view
+  // `void f(R *result, p...)`, whose result is an output.
+  static bool returnsObject(const clang::FunctionDecl *FD);
+  void declareObjectVJP(UserEntry &E);
+  void defineObjectVJP(UserEntry &E, clang::FunctionDecl *Def);
+  void defineObjectJVP(UserEntry &E, clang::FunctionDecl *Def);
+
   /// Declares `Ret Name(Params...)` next to Like.
   clang::FunctionDecl *
   declare(clang::FunctionDecl *Like, llvm::StringRef Name, clang::QualType Ret,

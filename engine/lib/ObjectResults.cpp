@@ -1,0 +1,105 @@
+//===- ObjectResults.cpp - Derivatives of functions returning objects -----===//
+//
+// A function returning an object of a class of reals, `Vec3 f(p...)`, is
+// differentiated as its view `void f(Vec3 *result, p...)` (FunctionViews.h),
+// whose result is an output like any pointer a function writes. The
+// contract's functions (v2, "C++ types") take and return objects instead:
+//
+//   Vec3 f_vjp(p..., const Vec3 &seed, d_p...)   returns f(p...)
+//   Vec3 f_jvp(p..., t_p...)                     returns the result's tangent
+//
+// so the view's pointer parameters become locals pointing to local objects
+// (`result = &_result`), seeded from `seed` or returned.
+//
+//===----------------------------------------------------------------------===//
+#include "AdjointBody.h"
+#include "fluxion/engine/Differentiator.h"
+#include "fluxion/engine/Emitter.h"
+#include "fluxion/engine/FunctionViews.h"
+#include "fluxion/engine/Lowering.h"
+
+#include "clang/AST/ASTContext.h"
+
+using namespace clang;
+
+namespace fluxion {
+
+using ir::ref;
+using ir::StmtKind;
+using ir::StmtP;
+using ir::Var;
+
+bool Differentiator::returnsObject(const FunctionDecl *FD) {
+  QualType R = FD->getReturnType();
+  return !R->isReferenceType() && !R->isDependentType() &&
+         isDifferentiableRecord(R);
+}
+
+ir::Var *objectBehind(EmitRequest &R, ir::Function &F, Var *Ptr,
+                      llvm::StringRef Name) {
+  QualType Obj = Ptr->Type->getPointeeType().getUnqualifiedType();
+  Var *O = F.makeVar(Var::Kind::Local, Name, Obj);
+  Ptr->K = Var::Kind::Local;
+  R.Locals.push_back(O);
+  R.Locals.push_back(Ptr);
+  R.Body.insert(R.Body.begin(),
+                ir::assign(ref(Ptr), ir::addrOf(ref(O), Ptr->Type)));
+  return O;
+}
+
+void Differentiator::declareObjectVJP(UserEntry &E) {
+  FunctionDecl *FD = E.Annotated;
+  auto Params = reverseParams(FD, E.Active);
+  QualType R = FD->getReturnType().getUnqualifiedType();
+  Params.insert(Params.begin() + FD->getNumParams(),
+                {"seed", Ctx.getLValueReferenceType(R.withConst())});
+  E.VJP = declare(FD, FD->getNameAsString() + "_vjp", R, Params, false, true);
+}
+
+void Differentiator::defineObjectVJP(UserEntry &E, FunctionDecl *Def) {
+  E.Defined = true;
+  if (Def->isInvalidDecl() || Diags.clangReportedErrors())
+    return;
+  Current = Def;
+  FunctionDecl *View = viewOf(Def);
+  std::vector<bool> Active = {true}; // the result
+  Active.insert(Active.end(), E.Active.begin(), E.Active.end());
+  auto D = differentiate(View, Active, Ctx, Diags, *this, nullptr);
+  Current = nullptr;
+  if (!D) {
+    explain(Def);
+    return;
+  }
+  // D's parameters: result, p..., d_result, d_p...
+  unsigned N = Def->getNumParams();
+  Var *Result = D->ReverseParams[0];
+  Var *DResult = D->ReverseParams[N + 1];
+  ir::Function &F = *D->IR;
+  EmitRequest R;
+  R.Target = E.VJP;
+  R.Locals = F.Locals;
+  Var *Seed = F.makeVar(Var::Kind::Param, "seed",
+                        E.VJP->getParamDecl(N)->getType());
+  for (unsigned I = 0; I < D->ReverseParams.size(); ++I)
+    if (I != 0 && I != N + 1)
+      R.Params.push_back(D->ReverseParams[I]);
+  R.Params.insert(R.Params.begin() + N, Seed);
+  // The primal value is kept before the reverse sweep, which may give
+  // the output's memory back as it was.
+  Var *Value = F.makeVar(Var::Kind::Local, "_value",
+                         Def->getReturnType().getUnqualifiedType());
+  R.Locals.push_back(Value);
+  R.Body = std::move(D->Parts.Forward);
+  Var *Obj = objectBehind(R, F, Result, "_result");
+  Var *DObj = objectBehind(R, F, DResult, "_d_result");
+  R.Body.insert(R.Body.begin() + 2, ir::assign(ref(DObj), ref(Seed)));
+  R.Body.push_back(ir::assign(ref(Value), ref(Obj)));
+  for (StmtP &St : D->Parts.Reverse)
+    R.Body.push_back(std::move(St));
+  auto Ret = std::make_unique<ir::Stmt>(StmtKind::Return);
+  Ret->RHS = ref(Value);
+  R.Body.push_back(std::move(Ret));
+  emitAndPublish(R);
+}
+
+} // namespace fluxion
