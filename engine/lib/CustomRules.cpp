@@ -105,10 +105,8 @@ std::string Differentiator::expectedSignature(FunctionDecl *Callee,
         continue;
       if (Reverse)
         Ps.push_back(Param(adjointParamType(Ctx, P->getType()), "d_" + N));
-      else if (P->getType()->isPointerType())
-        Ps.push_back(Param(adjointParamType(Ctx, P->getType()), "t_" + N));
-      else
-        Ps.push_back(Param(P->getType().getUnqualifiedType(), "t_" + N));
+      else // the same types as the f_jvp the engine would generate
+        Ps.push_back(Param(tangentParamType(Ctx, P->getType()), "t_" + N));
     }
   return Ret + " " + Callee->getNameAsString() + Suffix.str() + "(" +
          llvm::join(Ps, ", ") + ")";

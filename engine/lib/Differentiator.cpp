@@ -1292,6 +1292,10 @@ void Differentiator::drain(bool AtEnd) {
       for (const auto &[Loc, User] : E->Uses) {
         Diags.report(Loc, Diag::NoDerivative)
             << E->Callee << (E->Callee->getName() + Suffix).str();
+        // The rule to write, in full (its first use only).
+        if (&std::get<0>(E->Uses.front()) == &Loc)
+          Diags.report(Loc, Diag::NoteCustomSignature)
+              << expectedSignature(E->Callee, Suffix);
         if (User)
           explain(User);
       }

@@ -26,7 +26,7 @@ using ir::Var;
 
 /// The tangent parameter type for a parameter of type T: the value for a
 /// scalar, a pointer to the tangents for a pointer (const for inputs).
-static QualType tangentParamType(ASTContext &Ctx, QualType T) {
+QualType tangentParamType(ASTContext &Ctx, QualType T) {
   if (const auto *RT = T->getAs<ReferenceType>()) {
     // const T&: an input scalar, its tangent a value; T&: an output. An
     // object's tangent is an object of its class, given by address.

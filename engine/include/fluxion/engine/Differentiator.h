@@ -442,6 +442,10 @@ struct DualEntry {
 
 /// The type of the adjoint parameter for a parameter of type T.
 clang::QualType adjointParamType(clang::ASTContext &Ctx, clang::QualType T);
+/// The type of the tangent parameter in f_jvp for a parameter of type T: a
+/// value for a scalar or const T&, a const S* for an object input, the
+/// parameter's own type for pointers (ForwardMode.cpp).
+clang::QualType tangentParamType(clang::ASTContext &Ctx, clang::QualType T);
 /// A const T& input's tangent (and direction in f_hvp) is a T passed by
 /// value, which the IR reads through its address like the parameter; for
 /// an object (const S&) it is a const S*, as for other non-scalar inputs.
