@@ -76,17 +76,19 @@ bool FunctionLowering::lowerCaptures(const LambdaExpr *L, LambdaCopies &Copies,
     if (!Init && C.getCaptureKind() == LCK_ByRef)
       continue; // the variable itself
     QualType T = V->getType();
-    if (T->isReferenceType()) {
-      if (!Init)
-        continue; // a reference captured by copy: the place's value below
+    if (T->isReferenceType() && Init) {
       Diags.report(C.getLocation(), Diag::NotSupported)
           << "a lambda's reference init-capture"
           << "capture the variable by reference ([&v])";
       return false;
     }
-    // A constant captured by copy never differs from the original.
-    if (!Init && T.isConstQualified() && T->isArithmeticType())
+    // A constant captured by copy never differs from the original (a
+    // reference captured by copy copies what it refers to, which may
+    // change: it is copied like any variable).
+    if (!Init && !T->isReferenceType() && T.isConstQualified() &&
+        T->isArithmeticType())
       continue;
+    T = T.getNonReferenceType();
     if (!T->isArithmeticType()) {
       Diags.report(C.getLocation(), Diag::NotSupported)
           << ("a lambda's copy of '" + V->getNameAsString() + "'")
@@ -102,8 +104,8 @@ bool FunctionLowering::lowerCaptures(const LambdaExpr *L, LambdaCopies &Copies,
       Original = DeclRefExpr::Create(
           Ctx, NestedNameSpecifierLoc(), SourceLocation(),
           const_cast<VarDecl *>(V), /*RefersToEnclosingVariableOrCapture=*/false,
-          C.getLocation(), T.getNonReferenceType(), VK_LValue);
-      Value = ImplicitCastExpr::Create(Ctx, T.getNonReferenceType().getUnqualifiedType(),
+          C.getLocation(), T, VK_LValue);
+      Value = ImplicitCastExpr::Create(Ctx, T.getUnqualifiedType(),
                                        CK_LValueToRValue, Original, nullptr,
                                        VK_PRValue, FPOptionsOverride());
     }

@@ -89,6 +89,14 @@ double softplus_sum(const double *z, int n) {
   return a * x + b * x * x + k;
 }
 
+// A reference captured by copy copies what it refers to then.
+[[fluxion::grad]] double reference_by_copy(double *a, double x) {
+  double &r = a[0];
+  auto f = [r](double t) { return r * t; };
+  a[0] = a[0] * 3 + x;
+  return f(x) + r;
+}
+
 } // namespace lam
 
 namespace {
@@ -148,6 +156,15 @@ TEST(Lambdas, MutableCopy) {
   double dx = 0, dk = 0;
   lam::mutable_copy_grad(0.75, 2.0, &dx, &dk);
   EXPECT_NEAR(dk, 1.5 * 0.75 + 2.25 * 0.75 * 0.75, 1e-14);
+}
+
+TEST(Lambdas, ReferenceCapturedByCopy) {
+  double a[1] = {2.0}, da[1] = {0}, dx = 0;
+  double v = lam::reference_by_copy_grad(a, 0.5, da, &dx);
+  // f = a0 x + 3 a0 + x at a0 = 2, x = 0.5.
+  EXPECT_DOUBLE_EQ(v, 2.0 * 0.5 + 3 * 2.0 + 0.5);
+  EXPECT_DOUBLE_EQ(dx, 2.0 + 1.0);
+  EXPECT_DOUBLE_EQ(da[0], 0.5 + 3.0);
 }
 
 TEST(Lambdas, ReferenceParameter) {
