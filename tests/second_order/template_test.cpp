@@ -34,6 +34,28 @@ template <class T>
   return softplus(s) * softplus(-b);
 }
 
+// Generic callees: policy classes, if constexpr with an auto result, a
+// fold expression, decltype; each instance differentiated on its own.
+struct TanhAct {
+  static double f(double x) { return std::tanh(x); }
+};
+struct SoftAct {
+  static double f(double x) { return std::log1p(std::exp(x)); }
+};
+template <class Act> double unit(double w, double x) { return Act::f(w * x); }
+template <bool Square> auto maybe_sq(double v) {
+  if constexpr (Square)
+    return v * v;
+  else
+    return v;
+}
+template <class... Ts> double sum_all(Ts... xs) { return (xs + ... + 0.0); }
+[[fluxion::grad]] [[fluxion::jvp]] double generic_net(double w, double x) {
+  decltype(w) a = unit<TanhAct>(w, x) + unit<SoftAct>(w, x);
+  auto b = maybe_sq<true>(a) + maybe_sq<false>(x);
+  return sum_all(a, b, w * x);
+}
+
 } // namespace ft
 
 namespace {
@@ -184,6 +206,18 @@ TEST(Templates, TemplateCalleeAndConstReferenceParameter) {
                                    fluxion::span(wf, 4), fluxion::span(xf, 4),
                                    4, 0.3f);
   EXPECT_TRUE(F.ok()) << F;
+}
+
+TEST(Templates, GenericCallees) {
+  so::Rng rng(10);
+  for (int k = 0; k < 4; ++k) {
+    double w = rng.uniform(-1, 1), x = rng.uniform(-1, 1);
+    auto R = fluxion::check_gradient(ft::generic_net, ft::generic_net_grad, w,
+                                     x);
+    EXPECT_TRUE(R.ok()) << R;
+    auto J = fluxion::check_jvp(ft::generic_net, ft::generic_net_jvp, w, x);
+    EXPECT_TRUE(J.ok()) << J;
+  }
 }
 
 } // namespace
