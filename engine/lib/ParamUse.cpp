@@ -122,8 +122,24 @@ private:
       visitCall(Call);
       return;
     }
-    // Anything else (a pointer stored in a local, a lambda capture, ...):
-    // it may be read and written.
+    // A lambda: its body uses the captured variables by their own names
+    // (captured by reference or by copy alike); an init-capture stores
+    // what it is initialised with.
+    if (const auto *L = dyn_cast<LambdaExpr>(E)) {
+      auto Init = L->capture_init_begin();
+      for (const LambdaCapture &C : L->captures()) {
+        if (L->isInitCapture(&C) && *Init)
+          visit(*Init, (*Init)->getType()->isPointerType() ||
+                               (*Init)->getType()->isArrayType()
+                           ? Read | Write
+                           : Read);
+        ++Init;
+      }
+      visitStmt(L->getBody());
+      return;
+    }
+    // Anything else (a pointer stored in a local, ...): it may be read and
+    // written.
     for (const Stmt *C : E->children())
       if (const auto *CE = dyn_cast_or_null<Expr>(C))
         visit(CE, (CE->getType()->isPointerType() ||

@@ -97,6 +97,13 @@ double softplus_sum(const double *z, int n) {
   return f(x) + r;
 }
 
+// A non-const array a lambda only reads is an input of f_jacobian (one
+// column per element), not an output.
+[[fluxion::jacobian]] double read_in_lambda(double b[3], double x) {
+  auto at = [&](int i) { return b[i] * x; };
+  return at(0) + at(2) * at(2);
+}
+
 } // namespace lam
 
 namespace {
@@ -165,6 +172,21 @@ TEST(Lambdas, ReferenceCapturedByCopy) {
   EXPECT_DOUBLE_EQ(v, 2.0 * 0.5 + 3 * 2.0 + 0.5);
   EXPECT_DOUBLE_EQ(dx, 2.0 + 1.0);
   EXPECT_DOUBLE_EQ(da[0], 0.5 + 3.0);
+}
+
+TEST(Lambdas, ArrayOnlyReadInALambdaIsAJacobianInput) {
+  double b[3] = {0.5, -1.0, 1.5}, x = 0.75;
+  double J[8];
+  for (double &v : J)
+    v = 99;
+  lam::read_in_lambda_jacobian(b, x, J);
+  // f = b0 x + b2^2 x^2: one row, columns b0 b1 b2 x.
+  EXPECT_DOUBLE_EQ(J[0], x);
+  EXPECT_DOUBLE_EQ(J[1], 0);
+  EXPECT_DOUBLE_EQ(J[2], 2 * b[2] * x * x);
+  EXPECT_DOUBLE_EQ(J[3], b[0] + 2 * b[2] * b[2] * x);
+  for (int i = 4; i < 8; ++i)
+    EXPECT_EQ(J[i], 99) << "written past the 1 x 4 Jacobian at " << i;
 }
 
 TEST(Lambdas, ReferenceParameter) {
