@@ -13,7 +13,9 @@
 #include "clang/Basic/SourceManager.h"
 #include "clang/Sema/Lookup.h"
 #include "clang/Sema/Overload.h"
+#include "clang/Sema/Scope.h"
 #include "clang/Sema/Sema.h"
+#include "llvm/ADT/ScopeExit.h"
 
 using namespace clang;
 
@@ -1308,6 +1310,20 @@ void Differentiator::drain(bool AtEnd) {
 
 void Differentiator::finish() {
   Busy = true;
+  // Sema has closed the translation unit's scope; code generated now (the
+  // instances of annotated templates, sweeps waiting for a call) may still
+  // make it look up a builtin (an implicit move assignment of a class with
+  // an array member copies it with __builtin_memcpy), which needs one.
+  std::optional<Scope> TUScope;
+  if (!S.TUScope) {
+    TUScope.emplace(nullptr, Scope::DeclScope, S.getDiagnostics());
+    TUScope->setEntity(Ctx.getTranslationUnitDecl());
+    S.TUScope = &*TUScope;
+  }
+  auto CloseScope = llvm::make_scope_exit([&] {
+    if (TUScope)
+      S.TUScope = nullptr;
+  });
   instantiateDerivatives();
   for (auto &E : Users) {
     if (E->Defined)

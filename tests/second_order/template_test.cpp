@@ -56,6 +56,22 @@ template <class... Ts> double sum_all(Ts... xs) { return (xs + ... + 0.0); }
   return sum_all(a, b, w * x);
 }
 
+// An instance differentiated at the end of the translation unit whose
+// generated code assigns a class with an array member (Sema defines its
+// implicit assignment then, with __builtin_memcpy: fuzz seed 464 crashed).
+struct Buf {
+  double a[2];
+  double m;
+};
+inline double copy_in(Buf q, double x) {
+  Buf c = q;
+  c.m = c.m * x;
+  return c.a[0] * c.m + std::sin(c.a[1]);
+}
+template <class T> [[fluxion::grad]] T uses_copy(const Buf &b, T x) {
+  return copy_in(b, x) * x;
+}
+
 } // namespace ft
 
 namespace {
@@ -218,6 +234,18 @@ TEST(Templates, GenericCallees) {
     auto J = fluxion::check_jvp(ft::generic_net, ft::generic_net_jvp, w, x);
     EXPECT_TRUE(J.ok()) << J;
   }
+}
+
+TEST(Templates, InstanceCopyingAClassWithAnArray) {
+  ft::Buf b{{1.5, -0.5}, 2.0}, db{};
+  double dx = 0, x = 0.75;
+  double v = ft::uses_copy_grad<double>(b, x, &db, &dx);
+  // f = (a0 m x + sin a1) x
+  EXPECT_DOUBLE_EQ(v, (1.5 * 2.0 * x + std::sin(-0.5)) * x);
+  SO_EXPECT_CLOSE(dx, 2 * 1.5 * 2.0 * x + std::sin(-0.5), 1e-14);
+  SO_EXPECT_CLOSE(db.a[0], 2.0 * x * x, 1e-14);
+  SO_EXPECT_CLOSE(db.a[1], std::cos(-0.5) * x, 1e-14);
+  SO_EXPECT_CLOSE(db.m, 1.5 * x * x, 1e-14);
 }
 
 } // namespace
