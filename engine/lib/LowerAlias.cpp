@@ -42,6 +42,23 @@ void valuesRead(const Stmt *S, VarSet &Out) {
     valuesRead(C, Out);
 }
 
+/// True if S reads a value from memory rather than from a variable
+/// (`idx[0]`, `*p`, `p->n`, a reference's referent).
+bool readsMemory(const Stmt *S) {
+  if (!S)
+    return false;
+  if (const auto *CE = dyn_cast<ImplicitCastExpr>(S))
+    if (CE->getCastKind() == CK_LValueToRValue) {
+      const auto *DRE = dyn_cast<DeclRefExpr>(CE->getSubExpr()->IgnoreParens());
+      if (!DRE || DRE->getDecl()->getType()->isReferenceType())
+        return true;
+    }
+  for (const Stmt *C : S->children())
+    if (readsMemory(C))
+      return true;
+  return false;
+}
+
 /// Something in S that a place built from these variables cannot follow:
 /// a call, a conditional, a lambda.
 bool hasUnfollowable(const Stmt *S) {
@@ -117,6 +134,11 @@ std::string FunctionLowering::aliasProblem(const VarDecl *VD) {
     return "its initialiser calls a function or chooses between places";
   if (Reference && !Init->isGLValue())
     return "bound to a value";
+  // `a[idx[0]]`: the place depends on memory, which a later write (to
+  // idx[0], or through another name) may change unseen by the check on
+  // variables below.
+  if (readsMemory(Init))
+    return "its place is chosen by a value read from memory";
   if (Scopes.empty())
     return "declared outside a block";
   // What determines the place, and the variable itself when it is a
@@ -133,6 +155,17 @@ std::string FunctionLowering::aliasProblem(const VarDecl *VD) {
                      : "'" + V->getNameAsString() +
                            "', which chooses the place, changes while it is "
                            "in use";
+  return "";
+}
+
+std::string FunctionLowering::placeProblem(const Expr *Place, const Stmt *S) {
+  if (Place->HasSideEffects(Ctx) || hasUnfollowable(Place))
+    return "it calls a function or chooses between places";
+  VarSet Watched;
+  valuesRead(Place, Watched);
+  if (const VarDecl *V = firstWritten(S, Watched))
+    return "'" + V->getNameAsString() +
+           "', which chooses the place, changes while it is in use";
   return "";
 }
 

@@ -252,6 +252,8 @@ bool FunctionLowering::lowerStmt(const Stmt *S, Block &Out) {
     return lowerIf(cast<IfStmt>(S), Out);
   case Stmt::ForStmtClass:
     return lowerFor(cast<ForStmt>(S), Out);
+  case Stmt::CXXForRangeStmtClass:
+    return lowerRangeFor(cast<CXXForRangeStmt>(S), Out);
   case Stmt::WhileStmtClass:
     return lowerWhile(cast<WhileStmt>(S), Out);
   case Stmt::DoStmtClass:

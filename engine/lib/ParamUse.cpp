@@ -49,6 +49,29 @@ private:
       visit(E, Read);
       return;
     }
+    if (const auto *DS = dyn_cast<DeclStmt>(S)) {
+      // A local reference or pointer to non-const memory may write it
+      // later under its own name (`double &r = p->x; r = 1;`).
+      for (const Decl *D : DS->decls())
+        if (const auto *VD = dyn_cast<VarDecl>(D); VD && VD->getInit()) {
+          QualType T = VD->getType();
+          bool MayWrite = (T->isReferenceType() || T->isPointerType()) &&
+                          !T->getPointeeType().isConstQualified();
+          visit(VD->getInit(), MayWrite ? Read | Write : Read);
+        }
+      return;
+    }
+    if (const auto *RF = dyn_cast<CXXForRangeStmt>(S)) {
+      // The loop variable is each element of the range in turn: one bound
+      // by non-const reference may write them.
+      QualType T = RF->getLoopVariable()->getType();
+      bool Writes = T->isReferenceType() &&
+                    !T.getNonReferenceType().isConstQualified();
+      visitStmt(RF->getInit());
+      visit(RF->getRangeInit(), Writes ? Read | Write : Read);
+      visitStmt(RF->getBody());
+      return;
+    }
     for (const Stmt *C : S->children())
       visitStmt(C);
   }

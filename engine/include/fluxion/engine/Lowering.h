@@ -78,6 +78,14 @@ private:
   /// pragma leaves in front of it).
   bool lowerRevolveLoop(const clang::CallExpr *Marker,
                         const clang::ForStmt *Loop, ir::Block &Out);
+  /// `for (T v : a)` over an array of known size (LowerRangeFor.cpp): the
+  /// counted loop `for (int k = 0; k < N; ++k)` with v = a[k] (a copy, or
+  /// a[k] itself at each use for a reference).
+  bool lowerRangeFor(const clang::CXXForRangeStmt *S, ir::Block &Out);
+  /// Why the place Place designates may change while S runs (a function
+  /// call or a choice in it, or a variable it reads as a value that S
+  /// writes); empty when it stays put (LowerAlias.cpp).
+  std::string placeProblem(const clang::Expr *Place, const clang::Stmt *S);
   bool lowerWhile(const clang::WhileStmt *S, ir::Block &Out);
   bool lowerDo(const clang::DoStmt *S, ir::Block &Out);
   bool lowerSwitch(const clang::SwitchStmt *S, ir::Block &Out);
