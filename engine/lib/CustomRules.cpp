@@ -31,6 +31,17 @@ using namespace clang;
 
 namespace fluxion {
 
+/// The name a callee's rules are named after: its own, except that a
+/// builtin spelling of a library function has that function's rules
+/// (__builtin_sqrt is differentiated by sqrt_vjp; the lowering lets through
+/// only builtins with such a rule, and constants).
+static std::string ruleStem(const FunctionDecl *Callee) {
+  StringRef Name = Callee->getName();
+  if (Callee->getBuiltinID() && Name.starts_with("__builtin_"))
+    Name = Name.drop_front(StringRef("__builtin_").size());
+  return Name.str();
+}
+
 NamespaceDecl *Differentiator::customNamespace() {
   NamespaceDecl *Fluxion = fluxionNamespace();
   if (!Fluxion)
@@ -75,7 +86,13 @@ std::string Differentiator::expectedSignature(FunctionDecl *Callee,
   PrintingPolicy Policy(Ctx.getLangOpts());
   Policy.SuppressTagKeyword = true;
   Policy.SuppressScope = false;
+  // A library function's types are spelled as the user knows them, not
+  // through the library's internal aliases (std::swap returns
+  // `typename enable_if<...>::type`, which is void).
+  bool Library = Ctx.getSourceManager().isInSystemHeader(Callee->getLocation());
   auto Param = [&](QualType T, StringRef Name) {
+    if (Library)
+      T = T.getCanonicalType();
     std::string S;
     llvm::raw_string_ostream OS(S);
     T.print(OS, Policy, Name);
@@ -86,6 +103,8 @@ std::string Differentiator::expectedSignature(FunctionDecl *Callee,
   std::vector<std::pair<ParmVarDecl *, std::string>> Names;
   for (ParmVarDecl *P : Callee->parameters()) {
     std::string N = P->getName().empty() ? "p" : P->getNameAsString();
+    if (Library) // std::swap's __a is a
+      N = StringRef(N).ltrim('_').empty() ? "p" : StringRef(N).ltrim('_').str();
     Names.push_back({P, N});
     Ps.push_back(Param(P->getType().getUnqualifiedType(), N));
   }
@@ -108,7 +127,7 @@ std::string Differentiator::expectedSignature(FunctionDecl *Callee,
       else // the same types as the f_jvp the engine would generate
         Ps.push_back(Param(tangentParamType(Ctx, P->getType()), "t_" + N));
     }
-  return Ret + " " + Callee->getNameAsString() + Suffix.str() + "(" +
+  return Ret + " " + ruleStem(Callee) + Suffix.str() + "(" +
          llvm::join(Ps, ", ") + ")";
 }
 
@@ -144,7 +163,7 @@ void Differentiator::reportMismatch(const LookupResult &R,
                                     FunctionDecl *Callee, StringRef Suffix,
                                     SourceLocation Loc) {
   Diags.report(Loc, Diag::CustomMismatch)
-      << (Callee->getName() + Suffix).str() << Callee
+      << ruleStem(Callee) + Suffix.str() << Callee
       << expectedSignature(Callee, Suffix);
   for (NamedDecl *D : R) {
     Diags.report(D->getLocation(), Diag::NoteCustomCandidate) << D;
@@ -159,7 +178,7 @@ FunctionDecl *Differentiator::findCustom(FunctionDecl *Callee,
   NamespaceDecl *NS = customNamespace();
   if (!NS || !Callee->getIdentifier())
     return nullptr;
-  std::string Name = (Callee->getName() + Suffix).str();
+  std::string Name = ruleStem(Callee) + Suffix.str();
   LookupResult R(S, &Ctx.Idents.get(Name), Loc, Sema::LookupOrdinaryName);
   S.LookupQualifiedName(R, NS);
   if (R.empty())
@@ -179,9 +198,10 @@ FunctionDecl *Differentiator::findCustom(FunctionDecl *Callee,
     for (unsigned I = 0; I < Callee->getNumParams(); ++I) {
       QualType T = Callee->getParamDecl(I)->getType();
       if (isDifferentiableType(T) && (!Only || (*Only)[I]))
-        Types.push_back(Reverse || T->isPointerType()
-                            ? adjointParamType(Ctx, T)
-                            : T.getUnqualifiedType());
+        Types.push_back(Reverse || T->isPointerType() ? adjointParamType(Ctx, T)
+                        // a T& is an output: its tangent by address
+                        : T->isReferenceType() ? tangentParamType(Ctx, T)
+                                               : T.getUnqualifiedType());
     }
     return Types;
   };
@@ -263,7 +283,7 @@ Differentiator::findResidualRule(FunctionDecl *Callee, SourceLocation Loc,
   NamespaceDecl *NS = customNamespace();
   if (!NS || !Callee->getIdentifier())
     return std::nullopt;
-  std::string Name = (Callee->getName() + "_fwd").str();
+  std::string Name = ruleStem(Callee) + "_fwd";
   LookupResult R(S, &Ctx.Idents.get(Name), Loc, Sema::LookupOrdinaryName);
   S.LookupQualifiedName(R, NS);
   if (R.empty())
@@ -332,7 +352,7 @@ Differentiator::findResidualRule(FunctionDecl *Callee, SourceLocation Loc,
     return std::nullopt;
   }
   // The backward part: (params..., const Res &, [seed], adjoints...).
-  std::string BwdName = (Callee->getName() + "_bwd").str();
+  std::string BwdName = ruleStem(Callee) + "_bwd";
   LookupResult B(S, &Ctx.Idents.get(BwdName), Loc, Sema::LookupOrdinaryName);
   S.LookupQualifiedName(B, NS);
   llvm::SmallVector<QualType, 8> BTypes(Types);

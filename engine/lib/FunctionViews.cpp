@@ -119,6 +119,13 @@ FunctionDecl *viewOf(const FunctionDecl *FD) {
     Params.push_back({Ctx.getPointerType(Ret.getUnqualifiedType()),
                       &Ctx.Idents.get("result")});
     Ret = Ctx.VoidTy;
+  } else if (Ret->isReferenceType() && !isa<CXXMethodDecl>(FD) &&
+             !FD->isOverloadedOperator() &&
+             Ret->getPointeeType()->isArithmeticType()) {
+    // A free function returning a reference to a number (std::max), viewed
+    // only where the lowering uses its result by value: the view returns
+    // the number.
+    Ret = Ret->getPointeeType().getUnqualifiedType();
   } else if (Ret->isReferenceType()) {
     // Only ever discarded (the lowering refuses other uses).
     Info->DropsReference = true;

@@ -5,6 +5,8 @@
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/DeclCXX.h"
+#include "clang/AST/ParentMapContext.h"
+#include "clang/Basic/Builtins.h"
 
 using namespace clang;
 
@@ -601,6 +603,77 @@ bool FunctionLowering::returnsPositionInFirstRange(const FunctionDecl *Callee) {
   return !Custom->lookup(&Ctx.Idents.get(Marker)).empty();
 }
 
+/// True when namespace fluxion::custom declares a derivative rule for calls
+/// of a function named Stem (Stem_vjp, Stem_jvp or Stem_fwd). Only the name
+/// is looked up: whether a rule fits a call is overload resolution's
+/// business (CustomRules.cpp), which reports a rule that does not.
+static bool hasRuleNamed(ASTContext &Ctx, StringRef Stem) {
+  auto Find = [&](DeclContext *DC, StringRef Name) -> DeclContext * {
+    for (NamedDecl *D : DC->lookup(&Ctx.Idents.get(Name)))
+      if (auto *NS = dyn_cast<NamespaceDecl>(D))
+        return NS;
+    return nullptr;
+  };
+  DeclContext *Fluxion = Find(Ctx.getTranslationUnitDecl(), "fluxion");
+  DeclContext *Custom = Fluxion ? Find(Fluxion, "custom") : nullptr;
+  if (!Custom)
+    return false;
+  for (const char *Suffix : {"_vjp", "_jvp", "_fwd"})
+    if (!Custom->lookup(&Ctx.Idents.get((Stem + Suffix).str())).empty())
+      return true;
+  return false;
+}
+
+/// A builtin that only makes a constant (__builtin_inf, __builtin_huge_val,
+/// __builtin_nan: what INFINITY, HUGE_VAL and NAN expand to): a real result
+/// from no number, so it carries no derivative.
+static bool isConstantBuiltin(const FunctionDecl *FD) {
+  const auto *Proto = FD->getType()->getAs<FunctionProtoType>();
+  if (!Proto || Proto->isVariadic() ||
+      !FD->getReturnType()->isRealFloatingType())
+    return false;
+  for (QualType P : Proto->getParamTypes())
+    if (!P->isPointerType() || !P->getPointeeType().isConstQualified() ||
+        !P->getPointeeType()->isCharType()) // __builtin_nan("")
+      return false;
+  return true;
+}
+
+/// True when the value of E, a call returning a reference, is only read:
+/// it is converted to a value, or passed to a `const T&` parameter (the
+/// nested std::max(std::max(a, b), c)). Then the call may be lowered as if
+/// it returned by value; a reference kept (`const double &r = std::max(a,
+/// b)`) would see later writes to a or b, which a copy does not.
+static bool resultOnlyRead(ASTContext &Ctx, const clang::Expr *E) {
+  const clang::Expr *Child = E;
+  for (;;) {
+    auto Parents = Ctx.getParents(*Child);
+    if (Parents.size() != 1)
+      return false;
+    const auto *P = Parents[0].get<clang::Expr>();
+    if (!P)
+      return false;
+    if (isa<ParenExpr>(P)) {
+      Child = P;
+      continue;
+    }
+    if (const auto *IC = dyn_cast<ImplicitCastExpr>(P))
+      return IC->getCastKind() == CK_LValueToRValue;
+    const auto *Call = dyn_cast<CallExpr>(P);
+    const FunctionDecl *FD = Call ? Call->getDirectCallee() : nullptr;
+    if (!FD || isa<CXXMethodDecl>(FD) || isa<CXXOperatorCallExpr>(Call))
+      return false;
+    for (unsigned I = 0; I < Call->getNumArgs() && I < FD->getNumParams();
+         ++I)
+      if (Call->getArg(I) == Child) {
+        QualType T = FD->getParamDecl(I)->getType();
+        return T->isLValueReferenceType() &&
+               T->getPointeeType().isConstQualified();
+      }
+    return false;
+  }
+}
+
 /// Lowers the arguments of a call to Callee after the Args already there
 /// (a view's self and result); ArgExprs are the clang expressions of all of
 /// them.
@@ -699,7 +772,33 @@ ExprP FunctionLowering::lowerCall(const CallExpr *E, Block &Pre,
   llvm::SmallVector<const clang::Expr *, 8> ArgExprs;
   FunctionDecl *Callee = const_cast<FunctionDecl *>(Target);
   const FunctionView *View = nullptr;
-  if (needsView(Target)) {
+  // std::move(x), std::forward<T>(x), std::as_const(x) designate x.
+  if (E->getNumArgs() == 1) {
+    switch (Target->getBuiltinID(/*ConsiderWrapperFunctions=*/true)) {
+    case Builtin::BImove:
+    case Builtin::BIforward:
+    case Builtin::BImove_if_noexcept:
+    case Builtin::BIas_const:
+      return lowerExpr(E->getArg(0), Pre);
+    default:
+      break;
+    }
+  }
+  // A free function returning a reference to a number that has a custom
+  // rule (std::max, std::min, std::clamp and their rules in the runtime's
+  // minmax.hpp) is used by value where its result is only read: through a
+  // view returning the number (FunctionViews.cpp), so that the rule gets
+  // the seed of a function returning a number. Without a rule, returning
+  // a reference stays refused below.
+  bool ByValue = false;
+  if (!needsView(Target) && Target->getIdentifier() &&
+      Target->getReturnType()->isReferenceType() &&
+      Target->getReturnType()->getPointeeType()->isArithmeticType() &&
+      hasRuleNamed(Ctx, Target->getName()) && resultOnlyRead(Ctx, E)) {
+    Callee = viewOf(Target);
+    View = asView(Callee);
+    ByValue = true;
+  } else if (needsView(Target)) {
     Callee = viewOf(Target);
     View = asView(Callee);
     if (View->Self)
@@ -720,15 +819,22 @@ ExprP FunctionLowering::lowerCall(const CallExpr *E, Block &Pre,
     SG->Loc = E->getExprLoc();
     return SG;
   }
-  if (Callee->getBuiltinID() && Callee->getName().starts_with("__builtin")) {
-    Diags.report(E->getExprLoc(), Diag::NoDerivative)
-        << Callee << (Callee->getName() + "_vjp").str();
-    return nullptr;
+  // A builtin spelling of a library function (__builtin_sqrt) has that
+  // function's rules (CustomRules.cpp finds sqrt's); a builtin constant
+  // (INFINITY, HUGE_VAL) is a call with no derivative. Others are refused.
+  if (Callee->getBuiltinID() && Callee->getName().starts_with("__builtin_")) {
+    StringRef Stem = Callee->getName().drop_front(StringRef("__builtin_").size());
+    if (!isConstantBuiltin(Callee) && !hasRuleNamed(Ctx, Stem)) {
+      Diags.report(E->getExprLoc(), Diag::NoDerivative)
+          << Callee << (Stem + "_vjp").str();
+      return nullptr;
+    }
   }
   // A method returning a reference to its object (operator+= and other
   // chainable setters) may be called for its effect; its view returns void.
   bool ForEffect = View && View->Self && View->DropsReference && Discarded;
-  if (E->getCallReturnType(Ctx)->isReferenceType() && !ForEffect) {
+  if (E->getCallReturnType(Ctx)->isReferenceType() && !ForEffect &&
+      !ByValue) {
     Diags.report(E->getExprLoc(), Diag::NotDifferentiable)
         << Callee
         << "it returns a reference; return the value, or access the "
@@ -773,7 +879,8 @@ ExprP FunctionLowering::lowerCall(const CallExpr *E, Block &Pre,
   if (!lowerArguments(Callee, ArgExprs, Args, Pre, E->getExprLoc()))
     return nullptr;
   bool NoValue = ForEffect || (View && View->Result);
-  ExprP C = call(Callee, Args, NoValue ? Ctx.VoidTy : E->getType(),
+  QualType ValueTy = ByValue ? Callee->getReturnType() : E->getType();
+  ExprP C = call(Callee, Args, NoValue ? Ctx.VoidTy : ValueTy,
                E->getExprLoc());
   if (Position) {
     // first + k, with k = algorithm(first, ...) - first an integer that

@@ -14,6 +14,7 @@
 #include <fluxion/helpers.hpp>
 #include <fluxion/math.hpp>
 #include <fluxion/algorithm.hpp>
+#include <fluxion/minmax.hpp>
 
 #define FLUXION_VERSION_MAJOR 0
 #define FLUXION_VERSION_MINOR 1

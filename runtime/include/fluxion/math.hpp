@@ -19,6 +19,7 @@
 #define FLUXION_MATH_HPP
 
 #include <cmath>
+#include <limits>
 #include <type_traits>
 
 namespace fluxion::custom {
@@ -47,6 +48,45 @@ template <class T> inline constexpr T Ln2 = T(0.69314718055994530941723212145817
 template <class T> inline constexpr T Ln10 = T(2.30258509299404568401799145468436421L);
 template <class T>
 inline constexpr T TwoOverSqrtPi = T(1.12837916709551257389615890312154517L);
+
+template <class T> inline constexpr T Pi = T(3.14159265358979323846264338327950288L);
+
+/// float rules compute auxiliary functions (digamma, zeta') in double.
+template <class T>
+using Wide = std::conditional_t<std::is_same_v<T, float>, double, T>;
+
+/// The digamma function psi = Gamma'/Gamma, which <cmath> lacks: NaN at
+/// the poles (0, -1, -2, ...), the reflection psi(1 - x) - pi cot(pi x)
+/// below 1/2, the recurrence psi(x) = psi(x + 1) - 1/x up to 10 (16 for
+/// long double), then the asymptotic series (relative error below 1e-17,
+/// resp. 1e-19, there).
+template <class T> inline T digamma(T x) {
+  if (std::isnan(x))
+    return x;
+  if (x <= 0 && x == std::floor(x))
+    return std::numeric_limits<T>::quiet_NaN();
+  T Acc = 0;
+  if (x < T(0.5)) {
+    // cot has period 1: reduce first, so that pi * r stays accurate.
+    T r = x - std::floor(x);
+    Acc = -Pi<T> / std::tan(Pi<T> * r);
+    x = 1 - x;
+  }
+  const T Shift = sizeof(T) > sizeof(double) ? T(16) : T(10);
+  for (; x < Shift; x += 1)
+    Acc -= 1 / x;
+  // sum_k B_2k / (2k x^2k), k = 1..8.
+  T z = 1 / (x * x);
+  T Series =
+      z * (T(1) / 12 -
+           z * (T(1) / 120 -
+                z * (T(1) / 252 -
+                     z * (T(1) / 240 -
+                          z * (T(1) / 132 -
+                               z * (T(691) / 32760 -
+                                    z * (T(1) / 12 - z * (T(3617) / 8160))))))));
+  return Acc + std::log(x) - T(0.5) / x - Series;
+}
 
 /// sign(+-0) = +-0, so that fabs'(0) = 0 as in JAX; NaN stays NaN.
 template <class T> inline T sign(T X) {
@@ -329,6 +369,74 @@ FLUXION_FLOAT_TEMPLATE inline T scalbn_jvp(T, int n, T t_x) {
   return std::scalbn(t_x, n);
 }
 
+// scalbln(x, n): scalbn with a long exponent.
+FLUXION_FLOAT_TEMPLATE inline T scalbln_vjp(T x, long n, T seed, T *d_x) {
+  *d_x += seed * std::scalbln(T(1), n);
+  return std::scalbln(x, n);
+}
+FLUXION_FLOAT_TEMPLATE inline T scalbln_jvp(T, long n, T t_x) {
+  return std::scalbln(t_x, n);
+}
+
+// Gamma functions. lgamma(x) = log|Gamma(x)|, whose derivative is psi(x)
+// for negative x too; tgamma' = Gamma psi. At the poles (x = 0, -1, -2,
+// ...), where the values are infinite, the derivatives are NaN.
+FLUXION_FLOAT_TEMPLATE inline T lgamma_vjp(T x, T seed, T *d_x) {
+  *d_x += seed * static_cast<T>(detail::digamma<detail::Wide<T>>(x));
+  return std::lgamma(x);
+}
+FLUXION_FLOAT_TEMPLATE inline T lgamma_jvp(T x, T t_x) {
+  return static_cast<T>(detail::digamma<detail::Wide<T>>(x)) * t_x;
+}
+
+FLUXION_FLOAT_TEMPLATE inline T tgamma_vjp(T x, T seed, T *d_x) {
+  T v = std::tgamma(x);
+  *d_x += seed * (v * static_cast<T>(detail::digamma<detail::Wide<T>>(x)));
+  return v;
+}
+FLUXION_FLOAT_TEMPLATE inline T tgamma_jvp(T x, T t_x) {
+  return std::tgamma(x) * static_cast<T>(detail::digamma<detail::Wide<T>>(x)) *
+         t_x;
+}
+
+// logb(x) is the exponent of x, an integer: piecewise constant like floor.
+FLUXION_FLOAT_TEMPLATE inline T logb_vjp(T x, T, T *) { return std::logb(x); }
+FLUXION_FLOAT_TEMPLATE inline T logb_jvp(T, T) { return T(0); }
+
+// frexp(x, &e) = x * 2^-e with an integer exponent e (which carries no
+// derivative): the mantissa's derivative is 2^-e, the jumps where e
+// changes ignored, as for fmod. The rules do not write *e: the generated
+// code's own call of frexp does.
+template <class T, detail::IfFloat<T> = 0>
+inline T frexp_vjp(T x, int *, T seed, T *d_x) {
+  int e = 0;
+  T m = std::frexp(x, &e);
+  *d_x += seed * std::ldexp(T(1), -e);
+  return m;
+}
+template <class T, detail::IfFloat<T> = 0>
+inline T frexp_jvp(T x, int *, T t_x) {
+  int e = 0;
+  std::frexp(x, &e);
+  return std::ldexp(t_x, -e);
+}
+
+// modf(x, &i) = x - trunc(x), with i = trunc(x): the fraction has
+// derivative 1, the integer part 0. The adjoint of *i, which the call
+// overwrites, is consumed; the tangent of *i is 0.
+template <class T, detail::IfFloat<T> = 0>
+inline T modf_vjp(T x, T *, T seed, T *d_x, T *d_i) {
+  T i;
+  *d_x += seed;
+  *d_i = 0;
+  return std::modf(x, &i);
+}
+template <class T, detail::IfFloat<T> = 0>
+inline T modf_jvp(T, T *, T t_x, T *t_i) {
+  *t_i = 0;
+  return t_x;
+}
+
 //===----------------------------------------------------------------------===//
 // Two arguments
 //
@@ -387,6 +495,24 @@ template <class R> inline R copysign_dx(R x, R y, R) {
   return std::signbit(y) ? -sign(x) : sign(x);
 }
 template <class R> inline R copysign_dy(R, R, R) { return R(0); }
+
+// fdim(x, y) = max(x - y, 0): derivative (1, -1) where x > y, (0, 0)
+// elsewhere, the kink x == y included (relu'(0) = 0, as in JAX).
+template <class R> inline R fdim_dx(R x, R y, R) { return x > y ? R(1) : R(0); }
+template <class R> inline R fdim_dy(R x, R y, R) { return x > y ? R(-1) : R(0); }
+
+// remainder(x, y) = x - n y with n = x / y rounded to the nearest integer
+// (ties to even); n is recovered exactly from the value, as (x - v) / y.
+// The jumps where n changes are ignored, as for fmod.
+template <class R> inline R remainder_dx(R, R, R) { return R(1); }
+template <class R> inline R remainder_dy(R x, R y, R v) {
+  return -std::nearbyint((x - v) / y);
+}
+
+// nextafter(x, y) is x moved by one unit in the last place toward y: the
+// derivative of the identity in x, none in y.
+template <class R> inline R nextafter_dx(R, R, R) { return R(1); }
+template <class R> inline R nextafter_dy(R, R, R) { return R(0); }
 
 } // namespace detail
 
@@ -449,6 +575,9 @@ FLUXION_BINARY_RULE(fmin)
 FLUXION_BINARY_RULE(fmax)
 FLUXION_BINARY_RULE(fmod)
 FLUXION_BINARY_RULE(copysign)
+FLUXION_BINARY_RULE(fdim)
+FLUXION_BINARY_RULE(remainder)
+FLUXION_BINARY_RULE(nextafter)
 
 #undef FLUXION_BINARY_RULE
 
@@ -471,6 +600,59 @@ inline detail::Promoted<X, Y, Z> fma_jvp(X x, Y y, Z, X t_x, Y t_y, Z t_z) {
   using R = detail::Promoted<X, Y, Z>;
   return static_cast<R>(y) * static_cast<R>(t_x) +
          static_cast<R>(x) * static_cast<R>(t_y) + static_cast<R>(t_z);
+}
+
+// remquo(x, y, &q): remainder's value and derivatives; q (the low bits of
+// the quotient, an integer) carries no derivative and is written by the
+// generated code's own call of remquo, not by the rules.
+template <class X, class Y, detail::IfFloat<X, Y> = 0>
+inline detail::Promoted<X, Y> remquo_vjp(X x, Y y, int *,
+                                          detail::Promoted<X, Y> seed,
+                                          X *d_x, Y *d_y) {
+  return remainder_vjp(x, y, seed, d_x, d_y);
+}
+template <class X, class Y, detail::IfFloat<X, Y> = 0>
+inline detail::Promoted<X, Y> remquo_jvp(X x, Y y, int *, X t_x, Y t_y) {
+  return remainder_jvp(x, y, t_x, t_y);
+}
+
+// nexttoward(x, y): nextafter with a long double direction; the result has
+// x's type.
+template <class X, detail::IfFloat<X> = 0>
+inline X nexttoward_vjp(X x, long double y, X seed, X *d_x, long double *) {
+  *d_x += seed;
+  return std::nexttoward(x, y);
+}
+template <class X, detail::IfFloat<X> = 0>
+inline X nexttoward_jvp(X, long double, X t_x, long double) {
+  return t_x;
+}
+
+// hypot(x, y, z) (C++17) = |(x, y, z)|: the partials are the coordinates
+// over the value, 0 at the origin (like hypot(x, y) and fabs'(0)).
+template <class X, class Y, class Z, detail::IfFloat<X, Y, Z> = 0>
+inline detail::Promoted<X, Y, Z> hypot_vjp(X x, Y y, Z z,
+                                           detail::Promoted<X, Y, Z> seed,
+                                           X *d_x, Y *d_y, Z *d_z) {
+  using R = detail::Promoted<X, Y, Z>;
+  R v = std::hypot(x, y, z);
+  R s = v == 0 ? R(0) : seed / v;
+  *d_x += static_cast<X>(s * static_cast<R>(x));
+  *d_y += static_cast<Y>(s * static_cast<R>(y));
+  *d_z += static_cast<Z>(s * static_cast<R>(z));
+  return v;
+}
+template <class X, class Y, class Z, detail::IfFloat<X, Y, Z> = 0>
+inline detail::Promoted<X, Y, Z> hypot_jvp(X x, Y y, Z z, X t_x, Y t_y,
+                                           Z t_z) {
+  using R = detail::Promoted<X, Y, Z>;
+  R v = std::hypot(x, y, z);
+  if (v == 0)
+    return R(0);
+  return (static_cast<R>(x) * static_cast<R>(t_x) +
+          static_cast<R>(y) * static_cast<R>(t_y) +
+          static_cast<R>(z) * static_cast<R>(t_z)) /
+         v;
 }
 
 //===----------------------------------------------------------------------===//
@@ -562,6 +744,91 @@ FLUXION_C_SPELLINGS_2(fmin)
 FLUXION_C_SPELLINGS_2(fmax)
 FLUXION_C_SPELLINGS_2(fmod)
 FLUXION_C_SPELLINGS_2(copysign)
+FLUXION_C_SPELLINGS_1(lgamma)
+FLUXION_C_SPELLINGS_1(tgamma)
+FLUXION_C_SPELLINGS_1(logb)
+FLUXION_C_SPELLINGS_2(fdim)
+FLUXION_C_SPELLINGS_2(remainder)
+FLUXION_C_SPELLINGS_2(nextafter)
+
+#define FLUXION_C_SPELLINGS_LONG_EXP(NAME)                                     \
+  inline float NAME##f_vjp(float x, long n, float seed, float *d_x) {          \
+    return NAME##_vjp(x, n, seed, d_x);                                        \
+  }                                                                            \
+  inline float NAME##f_jvp(float x, long n, float t_x) {                       \
+    return NAME##_jvp(x, n, t_x);                                              \
+  }                                                                            \
+  inline long double NAME##l_vjp(long double x, long n, long double seed,      \
+                                 long double *d_x) {                           \
+    return NAME##_vjp(x, n, seed, d_x);                                        \
+  }                                                                            \
+  inline long double NAME##l_jvp(long double x, long n, long double t_x) {     \
+    return NAME##_jvp(x, n, t_x);                                              \
+  }
+FLUXION_C_SPELLINGS_LONG_EXP(scalbln)
+#undef FLUXION_C_SPELLINGS_LONG_EXP
+
+inline float frexpf_vjp(float x, int *e, float seed, float *d_x) {
+  return frexp_vjp(x, e, seed, d_x);
+}
+inline float frexpf_jvp(float x, int *e, float t_x) {
+  return frexp_jvp(x, e, t_x);
+}
+inline long double frexpl_vjp(long double x, int *e, long double seed,
+                              long double *d_x) {
+  return frexp_vjp(x, e, seed, d_x);
+}
+inline long double frexpl_jvp(long double x, int *e, long double t_x) {
+  return frexp_jvp(x, e, t_x);
+}
+inline float modff_vjp(float x, float *i, float seed, float *d_x,
+                       float *d_i) {
+  return modf_vjp(x, i, seed, d_x, d_i);
+}
+inline float modff_jvp(float x, float *i, float t_x, float *t_i) {
+  return modf_jvp(x, i, t_x, t_i);
+}
+inline long double modfl_vjp(long double x, long double *i, long double seed,
+                             long double *d_x, long double *d_i) {
+  return modf_vjp(x, i, seed, d_x, d_i);
+}
+inline long double modfl_jvp(long double x, long double *i, long double t_x,
+                             long double *t_i) {
+  return modf_jvp(x, i, t_x, t_i);
+}
+inline float remquof_vjp(float x, float y, int *q, float seed, float *d_x,
+                         float *d_y) {
+  return remquo_vjp(x, y, q, seed, d_x, d_y);
+}
+inline float remquof_jvp(float x, float y, int *q, float t_x, float t_y) {
+  return remquo_jvp(x, y, q, t_x, t_y);
+}
+inline long double remquol_vjp(long double x, long double y, int *q,
+                               long double seed, long double *d_x,
+                               long double *d_y) {
+  return remquo_vjp(x, y, q, seed, d_x, d_y);
+}
+inline long double remquol_jvp(long double x, long double y, int *q,
+                               long double t_x, long double t_y) {
+  return remquo_jvp(x, y, q, t_x, t_y);
+}
+inline float nexttowardf_vjp(float x, long double y, float seed, float *d_x,
+                             long double *d_y) {
+  return nexttoward_vjp(x, y, seed, d_x, d_y);
+}
+inline float nexttowardf_jvp(float x, long double y, float t_x,
+                             long double t_y) {
+  return nexttoward_jvp(x, y, t_x, t_y);
+}
+inline long double nexttowardl_vjp(long double x, long double y,
+                                   long double seed, long double *d_x,
+                                   long double *d_y) {
+  return nexttoward_vjp(x, y, seed, d_x, d_y);
+}
+inline long double nexttowardl_jvp(long double x, long double y,
+                                   long double t_x, long double t_y) {
+  return nexttoward_jvp(x, y, t_x, t_y);
+}
 
 inline float fmaf_vjp(float x, float y, float z, float seed, float *d_x,
                       float *d_y, float *d_z) {
@@ -653,5 +920,8 @@ FLUXION_SINCOS_RULE(sinl, cosl, long double)
 #undef FLUXION_FLOAT_TEMPLATE
 
 } // namespace fluxion::custom
+
+// The C++17 special functions (std::beta, std::cyl_bessel_j, ...).
+#include <fluxion/special_math.hpp>
 
 #endif // FLUXION_MATH_HPP
