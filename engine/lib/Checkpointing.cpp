@@ -65,18 +65,27 @@ private:
 /// True if FD's body calls, directly or through callees with bodies, a
 /// function for which Calls answers true; memoised in Cache.
 static bool callsTransitively(
-    const FunctionDecl *FD, llvm::DenseMap<const Decl *, bool> &Cache,
+    Sema &S, const FunctionDecl *FD, llvm::DenseMap<const Decl *, bool> &Cache,
     llvm::function_ref<bool(const FunctionDecl *)> Calls) {
   FD = FD->getCanonicalDecl();
   auto It = Cache.find(FD);
   if (It != Cache.end())
     return It->second;
   Cache[FD] = false; // recursion: assume not while visiting
+  // A template instance is defined at the end of the translation unit
+  // unless something needs it sooner: an answer cached from its missing
+  // body would be wrong for good (a powN<2> calling tanh shared its
+  // first-order sweeps, residual rules and all, with f_hvp).
+  if (!FD->hasBody() && FD->isImplicitlyInstantiable())
+    S.InstantiateFunctionDefinition(FD->getLocation(),
+                                    const_cast<FunctionDecl *>(FD),
+                                    /*Recursive=*/false,
+                                    /*DefinitionRequired=*/false);
   const FunctionDecl *Def = nullptr;
   bool Result = false;
   if (FD->hasBody(Def)) {
     auto Check = [&](const FunctionDecl *Callee) {
-      return Calls(Callee) || callsTransitively(Callee, Cache, Calls);
+      return Calls(Callee) || callsTransitively(S, Callee, Cache, Calls);
     };
     CallFinder Finder(Check);
     Finder.TraverseStmt(Def->getBody());
@@ -88,7 +97,7 @@ static bool callsTransitively(
 
 bool Differentiator::hasFirstOrderOnlyParts(const FunctionDecl *FD) {
   NamespaceDecl *Custom = customNamespace();
-  return callsTransitively(FD, FirstOrderOnly, [&](const FunctionDecl *Callee) {
+  return callsTransitively(S, FD, FirstOrderOnly, [&](const FunctionDecl *Callee) {
     if (isCheckpointed(Callee) || isRevolveMarker(Callee))
       return true;
     if (!Custom || !Callee->getIdentifier())
@@ -101,7 +110,7 @@ bool Differentiator::hasFirstOrderOnlyParts(const FunctionDecl *FD) {
 }
 
 bool Differentiator::usesCheckpointing(const FunctionDecl *FD) {
-  return callsTransitively(FD, UsesCheckpoints, [&](const FunctionDecl *Callee) {
+  return callsTransitively(S, FD, UsesCheckpoints, [&](const FunctionDecl *Callee) {
     return isCheckpointed(Callee) || isRevolveMarker(Callee);
   });
 }

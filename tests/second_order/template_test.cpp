@@ -72,6 +72,21 @@ template <class T> [[fluxion::grad]] T uses_copy(const Buf &b, T x) {
   return copy_in(b, x) * x;
 }
 
+// f_hvp through a template callee that uses a residual rule (tanh keeps
+// its result): the callee's body exists only once the template is
+// instantiated, at the end of the translation unit, and f_hvp must not
+// share the first-order sweeps that call tanh_fwd (fuzz seed 1268).
+template <int K> double tanh_chain(double x) {
+  double v = x;
+  for (int i = 0; i < K; ++i)
+    v = std::tanh(v) + 0.5 * v;
+  return v;
+}
+[[fluxion::grad]] [[fluxion::hessian]] double uses_tanh_chain(double x,
+                                                              double y) {
+  return tanh_chain<2>(x * y) + x * tanh_chain<1>(y);
+}
+
 } // namespace ft
 
 namespace {
@@ -246,6 +261,22 @@ TEST(Templates, InstanceCopyingAClassWithAnArray) {
   SO_EXPECT_CLOSE(db.a[0], 2.0 * x * x, 1e-14);
   SO_EXPECT_CLOSE(db.a[1], std::cos(-0.5) * x, 1e-14);
   SO_EXPECT_CLOSE(db.m, 1.5 * x * x, 1e-14);
+}
+
+TEST(Templates, HvpThroughATemplateCalleeWithAResidualRule) {
+  double x = 0.6, y = -0.8, H[4];
+  ft::uses_tanh_chain_hessian(x, y, H);
+  // Each column of H against central differences of f_grad.
+  double h = 1e-5;
+  for (int c = 0; c < 2; ++c) {
+    double gp[2] = {}, gm[2] = {};
+    double xp = x + (c == 0 ? h : 0), yp = y + (c == 1 ? h : 0);
+    double xm = x - (c == 0 ? h : 0), ym = y - (c == 1 ? h : 0);
+    ft::uses_tanh_chain_grad(xp, yp, &gp[0], &gp[1]);
+    ft::uses_tanh_chain_grad(xm, ym, &gm[0], &gm[1]);
+    for (int r = 0; r < 2; ++r)
+      SO_EXPECT_CLOSE(H[r * 2 + c], (gp[r] - gm[r]) / (2 * h), 1e-7);
+  }
 }
 
 } // namespace
