@@ -42,23 +42,6 @@ void valuesRead(const Stmt *S, VarSet &Out) {
     valuesRead(C, Out);
 }
 
-/// True if S reads a value from memory rather than from a variable
-/// (`idx[0]`, `*p`, `p->n`, a reference's referent).
-bool readsMemory(const Stmt *S) {
-  if (!S)
-    return false;
-  if (const auto *CE = dyn_cast<ImplicitCastExpr>(S))
-    if (CE->getCastKind() == CK_LValueToRValue) {
-      const auto *DRE = dyn_cast<DeclRefExpr>(CE->getSubExpr()->IgnoreParens());
-      if (!DRE || DRE->getDecl()->getType()->isReferenceType())
-        return true;
-    }
-  for (const Stmt *C : S->children())
-    if (readsMemory(C))
-      return true;
-  return false;
-}
-
 /// Something in S that a place built from these variables cannot follow:
 /// a call, a conditional, a lambda.
 bool hasUnfollowable(const Stmt *S) {
@@ -124,6 +107,23 @@ const VarDecl *firstWritten(const Stmt *S, const VarSet &Vars) {
 }
 
 } // namespace
+
+/// True if S reads a value from memory rather than from a variable
+/// (`idx[0]`, `*p`, `p->n`, a reference's referent).
+bool readsMemory(const Stmt *S) {
+  if (!S)
+    return false;
+  if (const auto *CE = dyn_cast<ImplicitCastExpr>(S))
+    if (CE->getCastKind() == CK_LValueToRValue) {
+      const auto *DRE = dyn_cast<DeclRefExpr>(CE->getSubExpr()->IgnoreParens());
+      if (!DRE || DRE->getDecl()->getType()->isReferenceType())
+        return true;
+    }
+  for (const Stmt *C : S->children())
+    if (readsMemory(C))
+      return true;
+  return false;
+}
 
 std::string FunctionLowering::aliasProblem(const VarDecl *VD) {
   const Expr *Init = VD->getInit();

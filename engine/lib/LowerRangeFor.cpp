@@ -75,24 +75,6 @@ Expr *withElement(ASTContext &Ctx, const Expr *Init, const VarDecl *Begin,
   return nullptr;
 }
 
-/// A value read from memory (`a[idx[0]]`, `m[*p]`, `m[r]` with r a
-/// reference): the place would depend on memory the body may write, which
-/// the check on variables cannot see.
-const Expr *memoryRead(const Stmt *S) {
-  if (!S)
-    return nullptr;
-  if (const auto *CE = dyn_cast<ImplicitCastExpr>(S))
-    if (CE->getCastKind() == CK_LValueToRValue) {
-      const auto *DRE = dyn_cast<DeclRefExpr>(CE->getSubExpr()->IgnoreParens());
-      if (!DRE || DRE->getDecl()->getType()->isReferenceType())
-        return CE;
-    }
-  for (const Stmt *C : S->children())
-    if (const Expr *E = memoryRead(C))
-      return E;
-  return nullptr;
-}
-
 } // namespace
 
 bool FunctionLowering::lowerRangeFor(const CXXForRangeStmt *S, ir::Block &Out) {
@@ -144,7 +126,7 @@ bool FunctionLowering::lowerRangeFor(const CXXForRangeStmt *S, ir::Block &Out) {
   // the same array all along the loop.
   std::string Why = Range->isGLValue() ? placeProblem(Range, S->getBody())
                                        : "it is a temporary";
-  if (Why.empty() && memoryRead(Range))
+  if (Why.empty() && readsMemory(Range))
     Why = "it is chosen by a value read from memory";
   if (!Why.empty()) {
     Diags.report(Range->getBeginLoc(), Diag::NotSupported)

@@ -193,6 +193,11 @@ struct ParamMemoryUse {
 };
 ParamMemoryUse paramMemoryUse(const clang::FunctionDecl *Def, unsigned I);
 
+/// True if S reads a value from memory rather than from a variable
+/// (`idx[0]`, `*p`, `p->n`, a reference's referent): a place chosen by it
+/// may move unseen (LowerAlias.cpp).
+bool readsMemory(const clang::Stmt *S);
+
 /// How the user spells the construct S ("goto", "try", "member access").
 llvm::StringRef describeConstruct(const clang::Stmt *S);
 
