@@ -87,6 +87,7 @@ bool ActivityInfo::isActive(const Expr &E) const {
   case ExprKind::Pop:
   case ExprKind::StopGrad:
   case ExprKind::FuncRef:
+  case ExprKind::Size:
     return false;
   case ExprKind::VarRef:
     return Active.count(E.V);

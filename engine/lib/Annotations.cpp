@@ -283,9 +283,13 @@ bool Differentiator::checkAnnotation(FunctionDecl *FD, const Annotation &A,
       if (!Why.empty())
         return Fail("parameter '" + P->getNameAsString() + "' of type '" +
                     P->getType().getAsString() +
-                    "' cannot be differentiated yet (" + Why +
-                    "); pass its real numbers as a pointer or array "
-                    "parameter of their own");
+                    "' cannot be differentiated yet (" + Why + "); " +
+                    (StringRef(Why).contains("container")
+                         ? "pass each container of real numbers as a "
+                           "parameter of its own ('const std::vector<double> "
+                           "&w')"
+                         : "pass its real numbers as a pointer or array "
+                           "parameter of their own"));
     }
     return Fail("it has no floating-point parameter to differentiate with "
                 "respect to");

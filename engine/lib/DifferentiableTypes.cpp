@@ -10,6 +10,7 @@
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/DeclCXX.h"
+#include "clang/AST/DeclTemplate.h"
 
 using namespace clang;
 
@@ -25,6 +26,42 @@ QualType elementType(QualType T) {
   return QualType();
 }
 
+/// std::vector<T> or std::array<T, N> (any allocator), and its T.
+static const ClassTemplateSpecializationDecl *stdContainer(QualType T,
+                                                          QualType &Elem) {
+  T = T.getNonReferenceType().getCanonicalType();
+  const auto *Spec =
+      dyn_cast_or_null<ClassTemplateSpecializationDecl>(T->getAsCXXRecordDecl());
+  if (!Spec || !Spec->isInStdNamespace() || !Spec->getIdentifier())
+    return nullptr;
+  StringRef Name = Spec->getName();
+  if (Name != "vector" && Name != "array")
+    return nullptr;
+  const TemplateArgumentList &Args = Spec->getTemplateArgs();
+  if (Args.size() < 1 || Args[0].getKind() != TemplateArgument::Type)
+    return nullptr;
+  Elem = Args[0].getAsType();
+  return Spec;
+}
+
+QualType containerElement(QualType T) {
+  QualType Elem;
+  if (!stdContainer(T, Elem) || !Elem->isArithmeticType())
+    return QualType();
+  return Elem;
+}
+
+std::optional<uint64_t> containerFixedSize(QualType T) {
+  QualType Elem;
+  const ClassTemplateSpecializationDecl *Spec = stdContainer(T, Elem);
+  if (!Spec || Spec->getName() != "array")
+    return std::nullopt;
+  const TemplateArgumentList &Args = Spec->getTemplateArgs();
+  if (Args.size() < 2 || Args[1].getKind() != TemplateArgument::Integral)
+    return std::nullopt;
+  return Args[1].getAsIntegral().getZExtValue();
+}
+
 namespace {
 /// What a class's data members hold, walked recursively.
 struct RecordShape {
@@ -37,6 +74,28 @@ struct RecordShape {
     T = T.getCanonicalType();
     while (const auto *AT = dyn_cast<ConstantArrayType>(T.getTypePtr()))
       T = AT->getElementType().getCanonicalType();
+    QualType Elem;
+    if (stdContainer(T, Elem) &&
+        (Elem->isRealFloatingType() ||
+         (!Elem->isArithmeticType() && !isClassWithoutReals(Elem)))) {
+      if (Path.empty() && Elem->isRealFloatingType()) {
+        HasFloating = true;
+        return;
+      }
+      PrintingPolicy Policy{LangOptions()};
+      Policy.SuppressTagKeyword = true;
+      Policy.Bool = true;
+      std::string Name = T.getUnqualifiedType().getAsString(Policy);
+      if (Path.empty())
+        Problem = "its elements are '" +
+                  Elem.getUnqualifiedType().getAsString(Policy) +
+                  "': containers of containers or of classes are not "
+                  "followed yet";
+      else
+        Problem = "member '" + Path + "' is a '" + Name +
+                  "': containers inside classes are not followed yet";
+      return;
+    }
     if (T->isRealFloatingType()) {
       HasFloating = true;
       return;
@@ -45,8 +104,11 @@ struct RecordShape {
       return;
     const auto *RD = T->getAsCXXRecordDecl();
     if (!RD || !RD->hasDefinition() || Depth > 16) {
-      Problem = "member '" + Path + "' has type '" + T.getAsString() +
-                "', which derivatives cannot follow";
+      Problem = Path.empty() ? "'" + T.getUnqualifiedType().getAsString() +
+                                   "' is not defined at this point"
+                             : "member '" + Path + "' has type '" +
+                                   T.getAsString() +
+                                   "', which derivatives cannot follow";
       return;
     }
     RD = RD->getDefinition();
@@ -136,7 +198,9 @@ bool isClassWithoutReals(QualType T) {
 bool isDifferentiableType(QualType T) {
   T = T.getNonReferenceType();
   for (QualType E = T; !E.isNull(); E = elementType(E))
-    if (isDifferentiableScalar(E) || isDifferentiableRecord(E))
+    if (isDifferentiableScalar(E) || isDifferentiableRecord(E) ||
+        (!containerElement(E).isNull() &&
+         containerElement(E)->isRealFloatingType()))
       return true;
   return false;
 }

@@ -1,6 +1,7 @@
 //===- Emitter.cpp - Fluxion IR to Clang AST -------------------------------===//
 #include "fluxion/engine/Emitter.h"
 #include "fluxion/engine/FunctionViews.h"
+#include "fluxion/engine/Lowering.h"
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/DeclCXX.h"
@@ -94,11 +95,57 @@ Expr *Emitter::varRef(Var *V) {
     return bad("reference to an undeclared variable '" + V->Name + "'");
   QualType T = D->getType().getNonReferenceType();
   Expr *Ref = S.BuildDeclRefExpr(D, T, VK_LValue, Loc);
+  if (isContainerStorage(V, D))
+    return containerCall(Ref, "data", {});
   if (!V->ByRef)
     return Ref;
   // The IR reads a reference through its address.
   ExprResult R = S.BuildUnaryOp(nullptr, Loc, UO_AddrOf, Ref);
   return R.isInvalid() ? bad("address of a reference") : R.get();
+}
+
+bool Emitter::isContainerStorage(const Var *V, const ValueDecl *D) {
+  if (!V->Type->isPointerType())
+    return false;
+  QualType T = D->getType().getNonReferenceType();
+  if (T->isPointerType())
+    T = T->getPointeeType();
+  return !containerElement(T).isNull();
+}
+
+Expr *Emitter::container(const Var *V) {
+  auto It = Decls.find(V);
+  if (It == Decls.end() || !isContainerStorage(V, It->second))
+    return nullptr;
+  ValueDecl *D = It->second;
+  Expr *Ref = S.BuildDeclRefExpr(D, D->getType().getNonReferenceType(),
+                                 VK_LValue, Loc);
+  if (!Ref->getType()->isPointerType())
+    return Ref;
+  ExprResult R = S.BuildUnaryOp(nullptr, Loc, UO_Deref, Ref);
+  return R.isInvalid() ? bad("container") : R.get();
+}
+
+Expr *Emitter::containerCall(Expr *Object, StringRef Method,
+                             ArrayRef<Expr *> Args) {
+  // d_x->data() for a pointer to a container, x.data() for one.
+  bool Arrow = Object->getType()->isPointerType();
+  if (auto *UO = dyn_cast<UnaryOperator>(Object->IgnoreParens());
+      UO && UO->getOpcode() == UO_Deref) {
+    Object = UO->getSubExpr();
+    Arrow = true;
+  }
+  CXXScopeSpec SS;
+  DeclarationNameInfo Name(&S.getASTContext().Idents.get(Method), Loc);
+  ExprResult M = S.BuildMemberReferenceExpr(
+      Object, Object->getType(), Loc, Arrow, SS, SourceLocation(), nullptr,
+      Name, nullptr, nullptr);
+  if (M.isInvalid())
+    return bad("container member " + Method.str());
+  ExprResult C = S.BuildCallExpr(
+      nullptr, M.get(), Loc,
+      MultiExprArg(const_cast<Expr **>(Args.data()), Args.size()), Loc);
+  return C.isInvalid() ? bad("container call " + Method.str()) : C.get();
 }
 
 Expr *Emitter::derefOf(Expr *Ptr) {
@@ -180,6 +227,27 @@ Expr *Emitter::callOf(const ir::Expr &E) {
   llvm::SmallVector<Expr *, 8> Args;
   for (unsigned I = 0; I < E.Ops.size(); ++I) {
     const ir::Expr &A = *E.Ops[I];
+    // A container's storage passed where the callee takes the container
+    // (or a pointer to one: an adjoint) is the container.
+    if (A.K == ExprKind::VarRef && I < E.Callee->getNumParams()) {
+      QualType P = E.Callee->getParamDecl(I)->getType().getNonReferenceType();
+      bool Pointer = P->isPointerType();
+      if (!containerElement(Pointer ? P->getPointeeType() : P).isNull())
+        if (Expr *C = container(A.V)) {
+          if (Pointer) {
+            ExprResult R = S.BuildUnaryOp(nullptr, Loc, UO_AddrOf, C);
+            C = R.isInvalid() ? bad("address of a container") : R.get();
+            if (auto *UO = dyn_cast_or_null<UnaryOperator>(C))
+              if (auto *In = dyn_cast<UnaryOperator>(UO->getSubExpr()))
+                if (In->getOpcode() == UO_Deref) // &*d_x is d_x
+                  C = In->getSubExpr();
+          }
+          if (!C)
+            return nullptr;
+          Args.push_back(C);
+          continue;
+        }
+    }
     Expr *AE = expr(A);
     if (!AE)
       return nullptr;
@@ -273,6 +341,17 @@ Expr *Emitter::expr(const ir::Expr &E) {
   case ExprKind::VarRef:
     return varRef(E.V);
   case ExprKind::Index: {
+    // An element of a container: x[i], (*d_x)[i].
+    if (E.Ops[0]->K == ExprKind::VarRef)
+      if (Expr *C = container(E.Ops[0]->V)) {
+        Expr *Idx = expr(*E.Ops[1]);
+        if (!Idx)
+          return nullptr;
+        if (isa<UnaryOperator>(C))
+          C = new (Ctx) ParenExpr(Loc, Loc, C);
+        ExprResult R = S.CreateOverloadedArraySubscriptExpr(Loc, Loc, C, Idx);
+        return R.isInvalid() ? bad("container element") : R.get();
+      }
     if (E.Ops[1]->isZero() && E.Ops[0]->Ty->isPointerType() &&
         E.Ops[0]->K != ExprKind::Cast) {
       // p[0] reads better as *p (a[0] stays a[0] for an array a).
@@ -371,6 +450,13 @@ Expr *Emitter::expr(const ir::Expr &E) {
     return tapeCall(E.V, "pop", {});
   case ExprKind::FuncRef:
     return functionRef(E.Callee, Loc);
+  case ExprKind::Size: {
+    Expr *C = E.Ops[0]->K == ExprKind::VarRef ? container(E.Ops[0]->V)
+                                               : nullptr;
+    if (!C)
+      return bad("size of a container");
+    return convert(containerCall(C, "size", {}), E.Ty);
+  }
   }
   return bad("expression");
 }

@@ -179,6 +179,12 @@ ExprP addrOf(ExprP LValue, QualType PtrTy) {
   return E;
 }
 
+ExprP sizeOf(ExprP Container, QualType SizeTy) {
+  auto E = make(ExprKind::Size, SizeTy);
+  E->Ops = {std::move(Container)};
+  return E;
+}
+
 ExprP add(ExprP L, ExprP R, QualType Ty) {
   if (L->isZero())
     return cast(Ty, R);
@@ -540,6 +546,10 @@ void print(const Expr &E, llvm::raw_ostream &OS) {
     return;
   case ExprKind::FuncRef:
     OS << E.Callee->getNameAsString();
+    return;
+  case ExprKind::Size:
+    print(*E.Ops[0], OS);
+    OS << ".size()";
     return;
   }
 }

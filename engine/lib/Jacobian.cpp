@@ -147,8 +147,8 @@ bool Differentiator::declareJacobian(UserEntry &E, const Annotation &A) {
     Diags.report(A.Loc, Diag::NotDifferentiable)
         << FD
         << "a dense Jacobian needs scalar and fixed-size array parameters "
-           "(T x[N]; outputs T y[N]); use f_jvp or f_vjp for pointers and "
-           "non-const references";
+           "(T x[N]; outputs T y[N]); use f_jvp or f_vjp for pointers, "
+           "containers and non-const references";
     return false;
   }
   uint64_t Rows = hasSeed(FD) ? 1 : 0, Cols = 0;

@@ -686,7 +686,9 @@ bool FunctionLowering::lowerArguments(
     QualType PT = I < Callee->getNumParams()
                       ? Callee->getParamDecl(I)->getType()
                       : QualType();
-    if (!PT.isNull() && PT->isReferenceType()) {
+    if (!PT.isNull() && !containerElement(PT).isNull()) {
+      L = lowerContainerArg(A, PT, Pre);
+    } else if (!PT.isNull() && PT->isReferenceType()) {
       L = lowerReferenceArg(A, PT, Pre);
     } else if (!PT.isNull() && isDifferentiableRecord(PT)) {
       // An object passed by value is read in place (the callee does not
@@ -745,6 +747,8 @@ ExprP FunctionLowering::lowerCall(const CallExpr *E, Block &Pre,
   }
   if (isLambdaCall(E))
     return lowerLambdaCall(E, Pre);
+  if (ExprP C; lowerContainerCall(E, Pre, C))
+    return C;
   MemberCall MC = memberCall(E);
   if (isa<CXXMemberCallExpr>(E) && !MC.Method) {
     Diags.report(E->getExprLoc(), Diag::IndirectCall);

@@ -32,10 +32,18 @@ namespace {
 
 /// `*__begin`, the element the loop variable is initialised from.
 bool isCurrentElement(const Expr *E, const VarDecl *Begin) {
-  const auto *UO = dyn_cast<UnaryOperator>(E->IgnoreParens());
-  if (!UO || UO->getOpcode() != UO_Deref)
+  E = E->IgnoreParens();
+  const Expr *Sub = nullptr;
+  if (const auto *UO = dyn_cast<UnaryOperator>(E);
+      UO && UO->getOpcode() == UO_Deref)
+    Sub = UO->getSubExpr();
+  // A container's iterator: `__begin.operator*()`.
+  if (const auto *OC = dyn_cast<CXXOperatorCallExpr>(E);
+      OC && OC->getOperator() == OO_Star && OC->getNumArgs() == 1)
+    Sub = OC->getArg(0);
+  if (!Sub)
     return false;
-  const auto *DRE = dyn_cast<DeclRefExpr>(UO->getSubExpr()->IgnoreParenImpCasts());
+  const auto *DRE = dyn_cast<DeclRefExpr>(Sub->IgnoreParenImpCasts());
   return DRE && DRE->getDecl() == Begin;
 }
 
@@ -104,7 +112,9 @@ bool FunctionLowering::lowerRangeFor(const CXXForRangeStmt *S, ir::Block &Out) {
     Spelled = "the range";
   QualType RangeTy = RangeVar->getType().getNonReferenceType();
   const ConstantArrayType *AT = Ctx.getAsConstantArrayType(RangeTy);
-  if (!AT) {
+  // A container parameter (LowerContainer.cpp): its storage, size() long.
+  QualType ContainerElem = containerElement(RangeTy);
+  if (!AT && ContainerElem.isNull()) {
     bool Braced = isa<InitListExpr, CXXStdInitializerListExpr>(
         Range->IgnoreImplicit());
     if (Braced)
@@ -157,18 +167,46 @@ bool FunctionLowering::lowerRangeFor(const CXXForRangeStmt *S, ir::Block &Out) {
       Ctx, NestedNameSpecifierLoc(), SourceLocation(),
       const_cast<VarDecl *>(RangeVar), /*RefersToEnclosingVariableOrCapture=*/false,
       Range->getExprLoc(), RangeTy, VK_LValue);
-  auto *Decayed = ImplicitCastExpr::Create(
-      Ctx, Ctx.getArrayDecayedType(RangeTy), CK_ArrayToPointerDecay, RangeRef,
-      nullptr, VK_PRValue, FPOptionsOverride());
+  // For a container, `__range[k]` is built on the container itself: only
+  // the lowering reads it, which takes the range for its storage.
+  Expr *Decayed = RangeRef;
+  if (AT)
+    Decayed = ImplicitCastExpr::Create(
+        Ctx, Ctx.getArrayDecayedType(RangeTy), CK_ArrayToPointerDecay,
+        RangeRef, nullptr, VK_PRValue, FPOptionsOverride());
+  QualType ElemTy = AT ? AT->getElementType()
+                       : ContainerElem.withCVRQualifiers(
+                             RangeTy.getCVRQualifiers());
+  ExprP Count;
+  if (AT) {
+    Count = ir::intConst(Ctx.IntTy, AT->getSize().getZExtValue());
+  } else {
+    ir::Block Ignored;
+    ExprP Storage = lowerExpr(Range, Ignored);
+    if (!Storage)
+      return false;
+    if (Storage->K != ir::ExprKind::VarRef ||
+        !isContainerStorageVar(Storage->V) || !Ignored.empty()) {
+      Diags.report(Range->getBeginLoc(), Diag::NotSupported)
+          << ("a range-based for over '" + Spelled +
+              "', a container that is not a parameter of the function")
+          << "pass the container to the function as a parameter of its own";
+      return false;
+    }
+    if (std::optional<uint64_t> N = containerFixedSize(RangeTy))
+      Count = ir::intConst(Ctx.IntTy, int64_t(*N));
+    else
+      Count = ir::cast(Ctx.IntTy, ir::sizeOf(Storage, Ctx.getSizeType()));
+  }
   auto *KRef = DeclRefExpr::Create(Ctx, NestedNameSpecifierLoc(),
                                    SourceLocation(), KDecl, false, Loc,
                                    Ctx.IntTy, VK_LValue);
   auto *KValue = ImplicitCastExpr::Create(Ctx, Ctx.IntTy, CK_LValueToRValue,
                                           KRef, nullptr, VK_PRValue,
                                           FPOptionsOverride());
-  auto *Elem = new (Ctx) ArraySubscriptExpr(Decayed, KValue,
-                                            AT->getElementType(), VK_LValue,
-                                            OK_Ordinary, Range->getExprLoc());
+  auto *Elem = new (Ctx) ArraySubscriptExpr(Decayed, KValue, ElemTy,
+                                            VK_LValue, OK_Ordinary,
+                                            Range->getExprLoc());
 
   // The loop: k = 0; while (k < N) { v = a[k]; body; k = k + 1; }, the
   // shape lowerFor gives an index loop, with k its counter.
@@ -179,9 +217,7 @@ bool FunctionLowering::lowerRangeFor(const CXXForRangeStmt *S, ir::Block &Out) {
   auto L = std::make_unique<ir::Stmt>(StmtKind::Loop, S->getForLoc());
   L->TestFirst = true;
   L->V = K;
-  L->Cond = ir::binary(BO_LT, ir::ref(K),
-                       ir::intConst(Ctx.IntTy, AT->getSize().getZExtValue()),
-                       Ctx.BoolTy, S->getForLoc());
+  L->Cond = ir::binary(BO_LT, ir::ref(K), Count, Ctx.BoolTy, S->getForLoc());
   L->inc().push_back(ir::assign(
       ir::ref(K), ir::binary(BO_Add, ir::ref(K), ir::intConst(Ctx.IntTy, 1),
                              Ctx.IntTy),

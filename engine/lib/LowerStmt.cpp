@@ -55,7 +55,25 @@ std::unique_ptr<Function> FunctionLowering::lower(FunctionDecl *FD) {
     // A reference is an address: `T &x` is a `T *x` read as `*x`.
     QualType T = P->getType();
     bool ByRef = false;
-    if (const auto *RT = T->getAs<ReferenceType>()) {
+    if (QualType Elem = containerElement(T); !Elem.isNull()) {
+      // A container is its storage (LowerContainer.cpp): `const double *`
+      // unless it is a non-const reference.
+      QualType C = T.getNonReferenceType();
+      bool Writable = T->isReferenceType() && !C.isConstQualified();
+      if (!T->isReferenceType() &&
+          paramMemoryUse(FD, P->getFunctionScopeIndex()).Written) {
+        Diags.report(P->getLocation(), Diag::NotSupported)
+            << ("writing to parameter '" + P->getNameAsString() +
+                "', a container passed by value")
+            << ("take it as 'const " + C.getUnqualifiedType().getAsString() +
+                " &' and write the results to a container parameter of "
+                "their own ('" + C.getUnqualifiedType().getAsString() +
+                " &')");
+        OK = false;
+        continue;
+      }
+      T = Ctx.getPointerType(Writable ? Elem : Elem.withConst());
+    } else if (const auto *RT = T->getAs<ReferenceType>()) {
       QualType Pointee = RT->getPointeeType();
       std::string Problem =
           isClassWithoutReals(Pointee) ? "" : recordProblem(Pointee);
@@ -495,6 +513,30 @@ bool FunctionLowering::lowerDecl(const DeclStmt *S, Block &Out) {
                     ? "index the array or name the member at each use"
                     : "index from a base that stays put (p[k] with p = x + "
                       "offset) instead of moving the pointer");
+        Poisoned.insert(VD);
+        OK = false;
+        continue;
+      }
+    }
+    if (!containerElement(T).isNull()) {
+      Diags.report(VD->getLocation(), Diag::NotSupported)
+          << ("a local '" + T.getUnqualifiedType().getAsString() + "' ('" +
+              VD->getNameAsString() + "')")
+          << ("use a fixed-size array ('double " + VD->getNameAsString() +
+              "[N]'), or take it as a parameter the caller sizes ('" +
+              T.getUnqualifiedType().getAsString() + " &" +
+              VD->getNameAsString() + "', with its own adjoint)");
+      Poisoned.insert(VD);
+      OK = false;
+      continue;
+    }
+    // An iterator (`auto it = x.begin()`): the container call says why.
+    if (const auto *Init = dyn_cast_or_null<CXXMemberCallExpr>(
+            VD->getInit() ? VD->getInit()->IgnoreImplicit() : nullptr);
+        Init && T->isRecordType() && !isDifferentiableRecord(T)) {
+      ExprP Ignored;
+      Block Pre;
+      if (lowerContainerCall(Init, Pre, Ignored) && !Ignored) {
         Poisoned.insert(VD);
         OK = false;
         continue;

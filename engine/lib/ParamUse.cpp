@@ -142,7 +142,8 @@ private:
       return;
     }
     if (const auto *Call = dyn_cast<CallExpr>(E)) {
-      visitCall(Call);
+      if (!visitContainerCall(Call, U))
+        visitCall(Call);
       return;
     }
     // A lambda: its body uses the captured variables by their own names
@@ -169,6 +170,33 @@ private:
                    CE->getType()->isArrayType())
                       ? Read | Write
                       : Read);
+  }
+
+  /// A member call of a std::vector or std::array of reals
+  /// (LowerContainer.cpp): an element, or the storage, is used as the call
+  /// is; a const member only reads; anything else may write.
+  bool visitContainerCall(const CallExpr *Call, unsigned U) {
+    MemberCall MC = memberCall(Call);
+    if (!MC.Object || !MC.Method)
+      return false;
+    QualType T = MC.Object->getType();
+    if (MC.Arrow && T->isPointerType())
+      T = T->getPointeeType();
+    if (containerElement(T).isNull())
+      return false;
+    StringRef Name = MC.Method->getIdentifier() ? MC.Method->getName() : "";
+    bool Element = MC.Method->getOverloadedOperator() == OO_Subscript ||
+                   Name == "at" || Name == "front" || Name == "back" ||
+                   Name == "data";
+    if (MC.Method->isConst())
+      visit(MC.Object, Read);
+    else if (Element)
+      visit(MC.Object, U | Read);
+    else
+      visit(MC.Object, Read | Write);
+    for (unsigned I = MC.FirstArg; I < Call->getNumArgs(); ++I)
+      visit(Call->getArg(I), Read);
+    return true;
   }
 
   void visitCall(const CallExpr *Call) {

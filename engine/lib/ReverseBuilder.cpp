@@ -820,8 +820,19 @@ static bool invariantBound(const Expr &E,
                            const llvm::DenseSet<const Var *> &Written,
                            const llvm::DenseSet<const Var *> &AddressTaken) {
   bool OK = true;
+  // A container parameter's size never changes (LowerContainer.cpp
+  // refuses what would change it).
+  llvm::SmallPtrSet<const Expr *, 2> Sized;
   forEachExpr(E, [&](const Expr &Sub) {
+    if (Sub.K == ExprKind::Size)
+      Sized.insert(Sub.Ops[0].get());
+  });
+  forEachExpr(E, [&](const Expr &Sub) {
+    if (Sized.count(&Sub))
+      return;
     switch (Sub.K) {
+    case ExprKind::Size:
+      return;
     case ExprKind::Const:
     case ExprKind::Unary:
     case ExprKind::Binary:

@@ -52,6 +52,14 @@ private:
                         llvm::ArrayRef<clang::Expr *> Args);
   clang::Expr *convert(clang::Expr *E, clang::QualType Ty);
   clang::Expr *varRef(ir::Var *V);
+  /// V stands for the elements of a container (LowerContainer.cpp) that D,
+  /// a container or a pointer to one, declares.
+  static bool isContainerStorage(const ir::Var *V, const clang::ValueDecl *D);
+  /// The container (an lvalue) whose storage V is; null if V is none.
+  clang::Expr *container(const ir::Var *V);
+  /// Object.Method(Args...), or Ptr->Method(Args...).
+  clang::Expr *containerCall(clang::Expr *Object, llvm::StringRef Method,
+                             llvm::ArrayRef<clang::Expr *> Args);
   /// *Ptr, with *&x spelled x.
   clang::Expr *derefOf(clang::Expr *Ptr);
   clang::Stmt *stmt(const ir::Stmt &St);

@@ -70,7 +70,9 @@ enum class ExprKind {
   Call,    ///< Callee(Ops...)
   Pop,     ///< TapeVar.pop()
   StopGrad, ///< fluxion::stop_gradient(Ops[0]): value flows, derivative doesn't
-  FuncRef   ///< a function used as a value (Callee), e.g. for pass_through
+  FuncRef,  ///< a function used as a value (Callee), e.g. for pass_through
+  Size      ///< the number of elements of the container Ops[0] (a VarRef of
+            ///< its storage, LowerContainer.cpp): an integer
 };
 
 struct Expr;
@@ -201,6 +203,8 @@ ExprP call(clang::FunctionDecl *Callee, llvm::ArrayRef<ExprP> Args,
            clang::QualType Ty, clang::SourceLocation Loc = {});
 ExprP pop(Var *Tape);
 ExprP addrOf(ExprP LValue, clang::QualType PtrTy);
+/// Container.size() for a VarRef of a container's storage.
+ExprP sizeOf(ExprP Container, clang::QualType SizeTy);
 
 /// Arithmetic builders with folding, on expressions of floating type Ty.
 ExprP add(ExprP L, ExprP R, clang::QualType Ty);

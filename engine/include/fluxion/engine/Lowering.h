@@ -116,6 +116,13 @@ private:
                       llvm::ArrayRef<const clang::Expr *> ArgExprs,
                       llvm::SmallVectorImpl<ir::ExprP> &Args, ir::Block &Pre,
                       clang::SourceLocation Loc);
+  /// A member call or subscript of a container (LowerContainer.cpp): true
+  /// if E is one, with Out its lowering (null after an error).
+  bool lowerContainerCall(const clang::CallExpr *E, ir::Block &Pre,
+                          ir::ExprP &Out);
+  /// A container passed to a callee's container parameter: its storage.
+  ir::ExprP lowerContainerArg(const clang::Expr *A, clang::QualType ParamTy,
+                              ir::Block &Pre);
   ir::ExprP lowerLiteral(const clang::Expr *E);
   ir::ExprP lowerLValue(const clang::Expr *E, ir::Block &Pre);
   /// The address of lvalue LV as a pointer of type PtrTy (&p[i] is p + i).
@@ -221,6 +228,15 @@ bool isDifferentiableRecord(clang::QualType T);
 /// A class that holds no real numbers at all (a policy, a tag, a polymorphic
 /// shape with no data): passed through untouched, its methods callable.
 bool isClassWithoutReals(clang::QualType T);
+/// The element type of a std::vector or std::array of reals (`double` for
+/// `const std::vector<double> &`); null for any other type. The engine
+/// sees such a container as its storage: a pointer to the elements, with
+/// a size (LowerContainer.cpp).
+clang::QualType containerElement(clang::QualType T);
+/// N for a std::array<T, N>; none for any other type.
+std::optional<uint64_t> containerFixedSize(clang::QualType T);
+/// V stands for the elements of a container parameter.
+bool isContainerStorageVar(const ir::Var *V);
 /// Why class T cannot be differentiated (a pointer to reals among its
 /// members, a base class, a member of a library type, ...), naming the
 /// member; empty when it is a struct of reals or of integers only.

@@ -1,0 +1,51 @@
+// std::vector and std::array parameters are differentiated as storage plus a
+// size. What would change a container's size, iterators outside a range-based
+// for, local containers and containers inside classes are located errors in
+// the user's words (no library internals), each with advice that works.
+// RUN: not %clangxx %fluxion -fsyntax-only %s 2>&1 | %FileCheck %s --implicit-check-not=error:
+#include <fluxion/fluxion.hpp>
+#include <numeric>
+#include <vector>
+
+[[fluxion::grad]] double grows(std::vector<double> &x) {
+  // CHECK: containers.cpp:[[@LINE+1]]:5: error: fluxion: calling 'push_back' on 'x' (a 'std::vector<double>' parameter: a call that changes its size or all of it) is not supported in a differentiated function; give the function a container of the right size and assign its elements ('x[i] = ...')
+  x.push_back(1.0);
+  return x[0];
+}
+
+[[fluxion::grad]] double accumulates(const std::vector<double> &x) {
+  // CHECK: containers.cpp:[[@LINE+1]]:28: error: fluxion: an iterator of a 'std::vector<double>' ('begin()') is not supported in a differentiated function; loop over the elements with a range-based for or an index loop
+  return std::accumulate(x.begin(), x.end(), 0.0);
+}
+
+[[fluxion::grad]] double iterates(const std::vector<double> &x) {
+  double s = 0;
+  // CHECK: containers.cpp:[[@LINE+1]]:20: error: fluxion: an iterator of a 'std::vector<double>' ('begin()') is not supported
+  for (auto it = x.begin(); it != x.end(); ++it)
+    s += *it;
+  return s;
+}
+
+[[fluxion::grad]] double local(const std::vector<double> &x) {
+  // CHECK: containers.cpp:[[@LINE+1]]:23: error: fluxion: a local 'std::vector<double>' ('t') is not supported in a differentiated function; use a fixed-size array ('double t[N]'), or take it as a parameter the caller sizes ('std::vector<double> &t', with its own adjoint)
+  std::vector<double> t(x.size());
+  t[0] = x[0];
+  return t[0];
+}
+
+// CHECK: containers.cpp:[[@LINE+1]]:58: error: fluxion: writing to parameter 'x', a container passed by value is not supported in a differentiated function; take it as 'const std::vector<double> &' and write the results to a container parameter of their own ('std::vector<double> &')
+[[fluxion::grad]] double writes_copy(std::vector<double> x) {
+  x[0] = 2;
+  return x[0];
+}
+
+struct Net {
+  std::vector<double> w;
+};
+// CHECK: containers.cpp:[[@LINE+1]]:3: error: fluxion: cannot generate derivatives of 'member': parameter 'n' of type 'const Net &' cannot be differentiated yet (member 'w' is a 'std::vector<double>': containers inside classes are not followed yet); pass each container of real numbers as a parameter of its own ('const std::vector<double> &w')
+[[fluxion::grad]] double member(const Net &n) { return n.w[0]; }
+
+// CHECK: containers.cpp:[[@LINE+1]]:3: error: fluxion: cannot generate derivatives of 'nested': parameter 'm' of type 'const std::vector<std::vector<double>{{ ?}}> &' cannot be differentiated yet (its elements are 'std::vector<double>': containers of containers or of classes are not followed yet); pass each container of real numbers as a parameter of its own ('const std::vector<double> &w')
+[[fluxion::grad]] double nested(const std::vector<std::vector<double>> &m) {
+  return m[0][0];
+}

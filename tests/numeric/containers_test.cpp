@@ -1,0 +1,240 @@
+// std::vector and std::array parameters of differentiated functions (contract
+// v2: the adjoint of a container is a container of the same type and size):
+// by const reference, by reference (in/out) and by value; element access
+// with [], at, front, back; size, empty, data passed to a pointer callee;
+// range-for by value and by reference; containers passed on to callees;
+// float, double and integer elements; a function template over
+// std::vector<T>. Every derivative is checked against finite differences
+// (fluxion::check_*), and reverse against forward mode.
+#include <fluxion/check.hpp>
+#include <fluxion/fluxion.hpp>
+
+#include <array>
+#include <cmath>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+namespace ctr {
+
+// A dense layer and a loss, as a C++ programmer writes them.
+double dot(const std::vector<double> &a, const std::vector<double> &b) {
+  double s = 0;
+  for (std::size_t i = 0; i < a.size(); ++i)
+    s += a[i] * b[i];
+  return s;
+}
+
+double sum(const double *p, int n) {
+  double s = 0;
+  for (int i = 0; i < n; ++i)
+    s += p[i];
+  return s;
+}
+
+[[fluxion::grad]] [[fluxion::jvp]] [[fluxion::hessian]] double
+logistic(const std::vector<double> &w, const std::vector<double> &x,
+         double b) {
+  double z = dot(w, x) + b;
+  double p = 1 / (1 + std::exp(-z));
+  // An L1-style term through data() and a plain pointer callee.
+  return -std::log(p) + 0.01 * sum(w.data(), int(w.size())) * w.front() +
+         0.5 * w.back() * w.back();
+}
+
+// In/out: y is written (its adjoint holds the seed on entry), x only read.
+[[fluxion::grad]] [[fluxion::jvp]] void layer(const std::vector<double> &W,
+                                              const std::vector<double> &x,
+                                              std::vector<double> &y) {
+  std::size_t n = x.size();
+  for (std::size_t i = 0; i < y.size(); ++i) {
+    double a = 0;
+    for (std::size_t j = 0; j < n; ++j)
+      a += W[i * n + j] * x[j];
+    y[i] = std::tanh(a);
+  }
+}
+
+// Range-for by value, by const reference and by reference (into an
+// output), at(), empty().
+[[fluxion::grad]] [[fluxion::jvp]] double ranges(const std::vector<double> &x,
+                                                 double k,
+                                                 std::vector<double> &out) {
+  if (x.empty())
+    return 0;
+  double s = 0;
+  for (double v : x)
+    s += std::sin(k * v);
+  for (const double &v : x)
+    s += v * v * x.at(0);
+  std::size_t i = 0;
+  for (double &o : out) {
+    o = k * x[i % x.size()];
+    ++i;
+  }
+  return s;
+}
+
+// A container by value that is only read, and std::array (whose size is
+// part of its type).
+[[fluxion::grad]] [[fluxion::jvp]] double by_value(std::vector<double> x,
+                                                   std::array<double, 3> a) {
+  double s = 0;
+  for (std::size_t i = 0; i < x.size(); ++i)
+    s += x[i] * a[i % a.size()];
+  for (double v : a)
+    s += v * v * v;
+  return s * a.front() + a.back();
+}
+
+// A callee writing into a container it receives by reference.
+void axpy(double alpha, const std::vector<double> &x, std::vector<double> &y) {
+  for (std::size_t i = 0; i < x.size(); ++i)
+    y[i] += alpha * x[i];
+}
+
+[[fluxion::grad]] void update(const std::vector<double> &g, double lr,
+                              std::vector<double> &w) {
+  axpy(-lr, g, w);
+  for (double &v : w)
+    v = v * (1 - lr * v);
+}
+
+// Integer elements are data: read, never differentiated.
+[[fluxion::grad]] [[fluxion::jvp]] double gather(const std::vector<int> &idx,
+                                                 const std::vector<double> &x) {
+  double s = 0;
+  for (int i : idx)
+    s += x[std::size_t(i)] * x[std::size_t(i)];
+  return s + double(idx.size());
+}
+
+// float elements.
+[[fluxion::grad]] float norm_f(const std::vector<float> &x) {
+  float s = 0;
+  for (float v : x)
+    s += v * v;
+  return std::sqrt(s);
+}
+
+template <class T>
+[[fluxion::grad]] T poly(const std::vector<T> &c, T x) {
+  T s = 0, p = 1;
+  for (const T &ci : c) {
+    s += ci * p;
+    p *= x;
+  }
+  return s;
+}
+
+} // namespace ctr
+
+namespace {
+
+const std::vector<double> W0 = {0.3, -0.2, 0.5, 0.1, -0.4, 0.25};
+const std::vector<double> X0 = {0.7, -1.1, 0.4};
+
+TEST(Containers, ConstReferenceParameters) {
+  auto R = fluxion::check_gradient(ctr::logistic, ctr::logistic_grad,
+                                   std::vector<double>{0.3, -0.2, 0.5}, X0,
+                                   0.1);
+  EXPECT_TRUE(R.ok()) << R;
+  auto J = fluxion::check_jvp(ctr::logistic, ctr::logistic_jvp,
+                              std::vector<double>{0.3, -0.2, 0.5}, X0, 0.1);
+  EXPECT_TRUE(J.ok()) << J;
+  auto H = fluxion::check_hvp(ctr::logistic, ctr::logistic_hvp,
+                              std::vector<double>{0.3, -0.2, 0.5}, X0, 0.1);
+  EXPECT_TRUE(H.ok()) << H;
+}
+
+TEST(Containers, ConstReferenceByHand) {
+  // d/db of -log(sigmoid(z)) is sigmoid(z) - 1.
+  std::vector<double> w = {0.3, -0.2, 0.5}, dw(3), dx(3);
+  double db = 0;
+  ctr::logistic_grad(w, X0, 0.1, &dw, &dx, &db);
+  double z = ctr::dot(w, X0) + 0.1;
+  EXPECT_NEAR(db, 1 / (1 + std::exp(-z)) - 1, 1e-14);
+  for (std::size_t i = 0; i < 3; ++i)
+    EXPECT_NEAR(dx[i], (1 / (1 + std::exp(-z)) - 1) * w[i], 1e-14);
+}
+
+TEST(Containers, OutputContainer) {
+  std::vector<double> y(2);
+  auto R = fluxion::check_vjp(ctr::layer, ctr::layer_vjp, W0, X0, y);
+  EXPECT_TRUE(R.ok()) << R;
+  auto J = fluxion::check_jvp(ctr::layer, ctr::layer_jvp, W0, X0, y);
+  EXPECT_TRUE(J.ok()) << J;
+}
+
+TEST(Containers, DotProductTest) {
+  // <J t, s> computed forward equals <t, J^T s> computed backward.
+  std::vector<double> tW = {0.1, 0.2, -0.3, 0.4, 0.5, -0.6},
+                      tx = {-0.7, 0.8, 0.9}, y(2), ty(2);
+  ctr::layer_jvp(W0, X0, y, &tW, &tx, &ty);
+  std::vector<double> s = {1.3, -0.4}, dW(6), dx(3), ds = s;
+  ctr::layer_vjp(W0, X0, y, &dW, &dx, &ds);
+  double lhs = ty[0] * s[0] + ty[1] * s[1], rhs = 0;
+  for (std::size_t i = 0; i < 6; ++i)
+    rhs += tW[i] * dW[i];
+  for (std::size_t i = 0; i < 3; ++i)
+    rhs += tx[i] * dx[i];
+  EXPECT_NEAR(lhs, rhs, 1e-13);
+  EXPECT_EQ(ds, std::vector<double>(2, 0.0)) << "an output's seed is consumed";
+}
+
+TEST(Containers, RangeForAtEmpty) {
+  std::vector<double> out(5);
+  auto R = fluxion::check_vjp(ctr::ranges, ctr::ranges_vjp, X0, 0.8, out);
+  EXPECT_TRUE(R.ok()) << R;
+  auto J = fluxion::check_jvp(ctr::ranges, ctr::ranges_jvp, X0, 0.8, out);
+  EXPECT_TRUE(J.ok()) << J;
+  std::vector<double> none, dnone, dout(5);
+  double dk = 0;
+  EXPECT_EQ(ctr::ranges_vjp(none, 0.8, out, 1.0, &dnone, &dk, &dout), 0.0);
+  EXPECT_EQ(dk, 0.0);
+}
+
+TEST(Containers, ByValueAndStdArray) {
+  std::array<double, 3> a = {0.9, -0.3, 1.2};
+  auto R = fluxion::check_gradient(ctr::by_value, ctr::by_value_grad, X0, a);
+  EXPECT_TRUE(R.ok()) << R;
+  auto J = fluxion::check_jvp(ctr::by_value, ctr::by_value_jvp, X0, a);
+  EXPECT_TRUE(J.ok()) << J;
+}
+
+TEST(Containers, CalleeWritesContainer) {
+  std::vector<double> w = {0.2, -0.5, 0.8};
+  auto R = fluxion::check_vjp(ctr::update, ctr::update_vjp, X0, 0.3, w);
+  EXPECT_TRUE(R.ok()) << R;
+}
+
+TEST(Containers, IntegerElementsAreData) {
+  std::vector<int> idx = {2, 0, 2};
+  auto R = fluxion::check_gradient(ctr::gather, ctr::gather_grad,
+                                   fluxion::constant(idx), X0);
+  EXPECT_TRUE(R.ok()) << R;
+  std::vector<double> dx(3);
+  ctr::gather_grad(idx, X0, &dx);
+  EXPECT_NEAR(dx[2], 4 * X0[2], 1e-15);
+  EXPECT_NEAR(dx[0], 2 * X0[0], 1e-15);
+  EXPECT_EQ(dx[1], 0.0);
+}
+
+TEST(Containers, FloatAndTemplate) {
+  auto R = fluxion::check_gradient(ctr::norm_f, ctr::norm_f_grad,
+                                   std::vector<float>{0.5f, -1.5f, 2.0f});
+  EXPECT_TRUE(R.ok()) << R;
+  std::vector<double> c = {1.0, -2.0, 0.5}, dc(3);
+  double dx = 0;
+  double v = ctr::poly_grad(c, 1.5, &dc, &dx);
+  EXPECT_DOUBLE_EQ(v, 1.0 - 3.0 + 0.5 * 2.25);
+  EXPECT_DOUBLE_EQ(dx, -2.0 + 2 * 0.5 * 1.5);
+  EXPECT_DOUBLE_EQ(dc[2], 2.25);
+  std::vector<float> cf = {1.0f, 2.0f}, dcf(2);
+  float dxf = 0;
+  ctr::poly_grad(cf, 2.0f, &dcf, &dxf);
+  EXPECT_FLOAT_EQ(dxf, 2.0f);
+  EXPECT_FLOAT_EQ(dcf[1], 2.0f);
+}
+
+} // namespace
