@@ -1,6 +1,6 @@
-// A one-hidden-layer network written as modern C++ code is: parameters and
-// data in std::vector, a template activation, a lambda, std::max, range-based
-// for loops. Fluxion differentiates the mean loss over a mini-batch with
+// A one-hidden-layer network written as modern C++ code is: parameters,
+// data and the hidden layer in std::vector, a template activation, a lambda,
+// std::max, range-based for loops. Fluxion differentiates the mean loss over a mini-batch with
 // respect to every weight (the adjoint of a std::vector is a std::vector of
 // the same size), a few steps of gradient descent run on it, and the
 // gradient is checked against finite differences with
@@ -20,29 +20,27 @@ template <class T> T softplus(T z) {
   return std::max(z, T(0)) + std::log1p(std::exp(-std::abs(z)));
 }
 
-// Hidden unit j of the network at sample s: softplus(W_j . x_s + b_j).
-double hidden(const std::vector<double> &W, const std::vector<double> &b,
-              const std::vector<double> &X, int s, int j, int n) {
-  double z = b[std::size_t(j)];
-  for (int k = 0; k < n; ++k)
-    z += W[std::size_t(j * n + k)] * X[std::size_t(s * n + k)];
-  return softplus(z);
-}
-
 // Mean squared error of y_s = v . h(x_s) + c over the batch, plus a little
 // weight decay.
 [[fluxion::grad("W", "b", "v", "c")]] double
 batch_loss(const std::vector<double> &W, const std::vector<double> &b,
            const std::vector<double> &v, double c,
            const std::vector<double> &X, const std::vector<double> &y) {
-  int n = int(X.size() / y.size()), width = int(b.size());
+  std::size_t n = X.size() / y.size();
+  std::vector<double> h(b.size()); // the hidden layer, reused per sample
   double loss = 0;
   auto squared = [](double r) { return r * r; };
-  for (int s = 0; s < int(y.size()); ++s) {
+  for (std::size_t s = 0; s < y.size(); ++s) {
+    for (std::size_t j = 0; j < h.size(); ++j) {
+      double z = b[j];
+      for (std::size_t k = 0; k < n; ++k)
+        z += W[j * n + k] * X[s * n + k];
+      h[j] = softplus(z);
+    }
     double out = c;
-    for (int j = 0; j < width; ++j)
-      out += v[std::size_t(j)] * hidden(W, b, X, s, j, n);
-    loss += squared(out - y[std::size_t(s)]);
+    for (std::size_t j = 0; j < h.size(); ++j)
+      out += v[j] * h[j];
+    loss += squared(out - y[s]);
   }
   double decay = 0;
   for (double w : W)

@@ -663,6 +663,27 @@ void Differentiator::defineSplit(SplitEntry &E, FunctionDecl *Def) {
       {}, E.RestoresMemory);
   Current = Saved;
   SecondOrderMode = SavedMode;
+  // A local container's adjoint is sized where the container is, in the
+  // forward function; the backward one would see it empty.
+  for (const Var *V : D ? D->IR->Locals : std::vector<Var *>())
+    if (V->K == Var::Kind::Local && isContainerStorageVar(V)) {
+      // f_jacobian runs an annotated function's own split pair.
+      bool Annotated = findUser(Def) != nullptr;
+      Diags.report(V->Origin->getLocation(), Diag::NotSupported)
+          << ("a local '" +
+              V->Origin->getType().getUnqualifiedType().getAsString() +
+              "' ('" + V->Name + "') in '" + Def->getNameAsString() + "', " +
+              (Annotated ? "whose f_jacobian splits it into a forward and "
+                           "a backward function"
+                         : "a function called from differentiated code"))
+          << (Annotated ? "use a fixed-size array ('double " + V->Name +
+                              "[N]')"
+                        : "declare it in the annotated function and pass it "
+                          "to '" + Def->getNameAsString() +
+                              "' by reference");
+      D.reset();
+      break;
+    }
   if (!D) {
     explain(Def);
     return;

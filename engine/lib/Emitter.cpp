@@ -576,6 +576,15 @@ Stmt *Emitter::stmt(const ir::Stmt &St) {
                                               St.Loc.isValid() ? St.Loc : Loc);
   ASTContext &Ctx = S.getASTContext();
   switch (St.K) {
+  case StmtKind::Resize: {
+    // t.assign(n, 0.0): the elements of a local container, zeroed.
+    Expr *C = St.LHS->K == ExprKind::VarRef ? container(St.LHS->V) : nullptr;
+    Expr *N = C ? expr(*St.RHS) : nullptr;
+    if (!N)
+      return C ? nullptr : bad("resize of a non-container");
+    Expr *Zero = constant(*ir::floatConst(St.LHS->Ty->getPointeeType(), 0));
+    return Zero ? containerCall(C, "assign", {N, Zero}) : nullptr;
+  }
   case StmtKind::Assign: {
     if (St.RHS->K == ExprKind::Pop && St.LHS->Ty->isArrayType())
       return arrayTransfer(St.RHS->V, *St.LHS, "pop_array");
@@ -683,6 +692,14 @@ VarDecl *Emitter::declare(Var *V) {
     // fluxion::Tape<T> &_tape_T = fluxion::tape<T>();
     T = Ctx.VoidTy; // replaced in initialize() once the accessor is found
   }
+  // A local container's storage, its adjoint or tangent: the container.
+  if (V->Type->isPointerType())
+    for (const Var *P = V; P; P = P->Primal)
+      if (P->Origin && P->K == Var::Kind::Local &&
+          !containerElement(P->Origin->getType()).isNull()) {
+        T = P->Origin->getType().getNonReferenceType().getUnqualifiedType();
+        break;
+      }
   VarDecl *VD = VarDecl::Create(Ctx, Target, Loc, Loc, &Ctx.Idents.get(V->Name),
                                 T, Ctx.getTrivialTypeSourceInfo(T, Loc),
                                 SC_None);
@@ -761,6 +778,14 @@ bool Emitter::initialize(VarDecl *VD, Var *V) {
     return !VD->isInvalidDecl();
   }
   Expr *Init;
+  if (!containerElement(VD->getType()).isNull()) {
+    // An empty std::vector, or a std::array of zeros.
+    Init = S.ActOnInitList(Loc, {}, Loc).get();
+    if (!Init)
+      return bad("container initializer"), false;
+    S.AddInitializerToDecl(VD, Init, false);
+    return !VD->isInvalidDecl();
+  }
   // `= {}` runs a class's default constructor, which may set members (or
   // not exist): an adjoint must start at zero, so such an object is
   // initialised from fluxion::zero_object<T>() (every byte zero).

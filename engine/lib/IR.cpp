@@ -287,6 +287,13 @@ bool isTrivial(const Expr &E) {
   }
 }
 
+StmtP resize(ExprP Container, ExprP Count, SourceLocation Loc) {
+  auto S = std::make_unique<Stmt>(StmtKind::Resize, Loc);
+  S->LHS = std::move(Container);
+  S->RHS = std::move(Count);
+  return S;
+}
+
 StmtP assign(ExprP LHS, ExprP RHS, BinaryOperatorKind Op, SourceLocation Loc) {
   auto S = std::make_unique<Stmt>(StmtKind::Assign, Loc);
   S->LHS = std::move(LHS);
@@ -577,6 +584,12 @@ void print(const Block &B, llvm::raw_ostream &OS, unsigned Indent) {
         print(*S.RHS, OS);
       }
       OS << ";\n";
+      break;
+    case StmtKind::Resize:
+      print(*S.LHS, OS);
+      OS << ".assign(";
+      print(*S.RHS, OS);
+      OS << ", 0);\n";
       break;
     case StmtKind::Push:
       OS << S.V->Name << ".push(";

@@ -57,6 +57,148 @@ static const clang::Expr *containerObject(const CallExpr *E,
   return containerElement(T).isNull() ? nullptr : Object;
 }
 
+/// The initialisers of a braced list, nested lists (std::array's member)
+/// flattened; null for an element left to value-initialisation.
+static void flattenInits(const clang::Expr *E,
+                         llvm::SmallVectorImpl<const clang::Expr *> &Out) {
+  E = E->IgnoreParens();
+  if (const auto *IL = dyn_cast<InitListExpr>(E)) {
+    if (IL->isSyntacticForm() && IL->getSemanticForm())
+      IL = IL->getSemanticForm();
+    for (const clang::Expr *I : IL->inits())
+      flattenInits(I, Out);
+    return;
+  }
+  Out.push_back(isa<ImplicitValueInitExpr>(E) ? nullptr : E);
+}
+
+bool FunctionLowering::lowerContainerLocal(const VarDecl *VD, ir::Block &Out) {
+  QualType T = VD->getType().getNonReferenceType();
+  QualType Elem = containerElement(T).getUnqualifiedType();
+  std::string TypeName = T.getUnqualifiedType().getAsString();
+  SourceLocation Loc = VD->getLocation();
+  if (LoopDepth) {
+    // Sized again at each iteration, it would need its old contents and
+    // size recorded for the reverse sweep.
+    Diags.report(Loc, Diag::NotSupported)
+        << ("a local '" + TypeName + "' ('" + VD->getNameAsString() +
+            "') declared inside a loop")
+        << "declare it before the loop and assign its elements in the loop";
+    return false;
+  }
+  Var *V = F->makeVar(Var::Kind::Local, VD->getName(), Ctx.getPointerType(Elem),
+                      const_cast<VarDecl *>(VD));
+  Vars[VD] = V;
+  F->Locals.push_back(V);
+  ExprP Storage = ir::ref(V, Loc);
+  std::optional<uint64_t> Fixed = containerFixedSize(T);
+  QualType SizeTy = Ctx.getSizeType();
+
+  // k = 0; while (k < N) { Body(k); k = k + 1; }, as an index loop.
+  auto Loop = [&](ExprP N, llvm::function_ref<ExprP(ExprP)> Value) {
+    Var *K = F->makeVar(Var::Kind::Local, "_k", SizeTy);
+    F->Locals.push_back(K);
+    auto Init = ir::assign(ir::ref(K), ir::intConst(SizeTy, 0), BO_Assign, Loc);
+    Init->IsInit = true;
+    Out.push_back(std::move(Init));
+    auto L = std::make_unique<ir::Stmt>(ir::StmtKind::Loop, Loc);
+    L->TestFirst = true;
+    L->V = K;
+    L->Cond = ir::binary(BO_LT, ir::ref(K), N, Ctx.BoolTy, Loc);
+    L->body().push_back(ir::assign(ir::index(Storage, ir::ref(K), Elem),
+                                   Value(ir::ref(K)), BO_Assign, Loc));
+    L->inc().push_back(ir::assign(
+        ir::ref(K),
+        ir::binary(BO_Add, ir::ref(K), ir::intConst(SizeTy, 1), SizeTy),
+        BO_Assign, Loc));
+    Out.push_back(std::move(L));
+  };
+  auto Sized = [&](ExprP N) {
+    // A std::array has its size from the start.
+    if (!Fixed)
+      Out.push_back(ir::resize(Storage, N, Loc));
+  };
+  auto Bad = [&](StringRef Form) {
+    Diags.report(Loc, Diag::NotSupported)
+        << ("initialising the local '" + TypeName + "' '" +
+            VD->getNameAsString() + "' " + Form.str())
+        << "give it a size ('" + TypeName + " " + VD->getNameAsString() +
+               "(n)' or '(n, value)'), a braced list of values, or a copy of "
+               "another container variable";
+    return false;
+  };
+
+  const clang::Expr *Init = VD->getInit();
+  if (Init)
+    Init = Init->IgnoreImplicit();
+  if (const auto *CE = dyn_cast_or_null<CXXConstructExpr>(Init)) {
+    unsigned N = CE->getNumArgs();
+    // Arguments a constructor takes by default (an allocator) are left out.
+    while (N && isa<CXXDefaultArgExpr>(CE->getArg(N - 1)))
+      --N;
+    if (N == 0)
+      return true; // empty (std::vector) or zeros (std::array)
+    const clang::Expr *A0 = CE->getArg(0)->IgnoreImplicit();
+    if (const auto *IL = dyn_cast<CXXStdInitializerListExpr>(A0))
+      Init = IL->getSubExpr()->IgnoreImplicit();
+    else if (!containerElement(A0->getType()).isNull()) {
+      // A copy of another container variable.
+      ExprP Src = isa<DeclRefExpr>(A0->IgnoreParens())
+                      ? lowerExpr(A0->IgnoreParens(), Out)
+                      : nullptr;
+      if (!Src || Src->K != ir::ExprKind::VarRef ||
+          !isContainerStorageVar(Src->V))
+        return Src ? Bad("from this expression") : false;
+      ExprP Count = Fixed ? ir::intConst(SizeTy, int64_t(*Fixed))
+                          : ir::sizeOf(Src, SizeTy);
+      Sized(Count);
+      QualType SrcElem = Src->Ty->getPointeeType();
+      Loop(Count, [&](ExprP K) {
+        return ir::cast(Elem, ir::index(Src, K, SrcElem));
+      });
+      return true;
+    } else if (A0->getType()->isIntegerType() && !Fixed && N <= 2) {
+      // std::vector<double> t(n) or t(n, value).
+      ExprP Count = lowerExpr(A0, Out);
+      if (!Count)
+        return false;
+      Count = materialize(ir::cast(SizeTy, Count), Out, "_n", Loc);
+      Sized(Count);
+      if (N == 2) {
+        ExprP Value = lowerExpr(CE->getArg(1), Out);
+        if (!Value)
+          return false;
+        Value = materialize(convertResult(Value, Elem, Out), Out, "_fill", Loc);
+        Loop(Count, [&](ExprP) { return Value; });
+      }
+      return true;
+    } else {
+      return Bad("with these constructor arguments");
+    }
+  }
+  if (const auto *IL = dyn_cast_or_null<InitListExpr>(Init)) {
+    llvm::SmallVector<const clang::Expr *, 8> Elems;
+    flattenInits(IL, Elems);
+    if (Fixed && Elems.size() > *Fixed)
+      return Bad("with more values than it holds");
+    Sized(ir::intConst(SizeTy, int64_t(Elems.size())));
+    for (size_t I = 0; I < Elems.size(); ++I) {
+      if (!Elems[I])
+        continue; // zero already
+      ExprP Value = lowerExpr(Elems[I], Out);
+      if (!Value)
+        return false;
+      Out.push_back(ir::assign(
+          ir::index(Storage, ir::intConst(SizeTy, int64_t(I)), Elem),
+          convertResult(Value, Elem, Out), BO_Assign, Loc));
+    }
+    return true;
+  }
+  if (!Init)
+    return true;
+  return Bad("this way");
+}
+
 ExprP FunctionLowering::lowerContainerArg(const clang::Expr *A, QualType ParamTy,
                                           ir::Block &Pre) {
   // A copy made for a by-value parameter reads its source in place: the
@@ -76,9 +218,9 @@ ExprP FunctionLowering::lowerContainerArg(const clang::Expr *A, QualType ParamTy
   Diags.report(A->getExprLoc(), Diag::NotSupported)
       << ("passing a '" +
           ParamTy.getNonReferenceType().getUnqualifiedType().getAsString() +
-          "' that is not a container parameter of the function (a member, "
-          "an element of another container, a local or a temporary)")
-      << "pass a container parameter of the calling function";
+          "' that is not a container variable of the function (a member, "
+          "an element of another container or a temporary)")
+      << "pass a container parameter or local of the calling function";
   return nullptr;
 }
 
@@ -114,8 +256,8 @@ bool FunctionLowering::lowerContainerCall(const CallExpr *E, ir::Block &Pre,
       !isContainerStorageVar(Storage->V)) {
     Diags.report(Loc, Diag::NotSupported)
         << ("a '" + TypeName +
-            "' that is not a parameter of the function (a member, an element "
-            "of another container, a local or a temporary)")
+            "' that is not a variable of the function (a member, an element "
+            "of another container, a global or a temporary)")
         << "pass it to the function as a parameter of its own "
            "('const " + TypeName + " &')";
     return true;
@@ -181,9 +323,9 @@ bool FunctionLowering::lowerContainerCall(const CallExpr *E, ir::Block &Pre,
   else if (!Method->isConst())
     Diags.report(Loc, Diag::NotSupported)
         << ("calling '" + Name + "' on '" + V->Name + "' (a '" + TypeName +
-            "' parameter: a call that changes its size or all of it)")
-        << "give the function a container of the right size and assign its "
-           "elements ('x[i] = ...')";
+            "': a call that changes its size or all of it)")
+        << "size the container where it is declared ('" + TypeName +
+               " t(n);') and assign its elements ('t[i] = ...')";
   else
     Diags.report(Loc, Diag::NotSupported)
         << ("'" + Name + "' of a '" + TypeName + "'")

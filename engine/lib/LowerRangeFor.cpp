@@ -189,7 +189,7 @@ bool FunctionLowering::lowerRangeFor(const CXXForRangeStmt *S, ir::Block &Out) {
         !isContainerStorageVar(Storage->V) || !Ignored.empty()) {
       Diags.report(Range->getBeginLoc(), Diag::NotSupported)
           << ("a range-based for over '" + Spelled +
-              "', a container that is not a parameter of the function")
+              "', a container that is not a variable of the function")
           << "pass the container to the function as a parameter of its own";
       return false;
     }
@@ -284,7 +284,9 @@ bool FunctionLowering::lowerRangeFor(const CXXForRangeStmt *S, ir::Block &Out) {
       if (Body[I]->K == StmtKind::Assign && Body[I]->LHS->rootVar() == V)
         Body[I]->IsInit = true;
   }
+  ++LoopDepth;
   OK &= lowerStmt(S->getBody(), L->body());
+  --LoopDepth;
   Out.push_back(std::move(L));
   return OK;
 }

@@ -41,6 +41,7 @@ std::unique_ptr<Function> FunctionLowering::lower(FunctionDecl *FD) {
   F->Name = FD->getNameAsString();
   F->ReturnType = FD->getReturnType();
   Vars.clear();
+  LoopDepth = 0;
   Self = nullptr;
   Result = nullptr;
   // A view (FunctionViews.h): the body uses the parameters of the
@@ -519,15 +520,10 @@ bool FunctionLowering::lowerDecl(const DeclStmt *S, Block &Out) {
       }
     }
     if (!containerElement(T).isNull()) {
-      Diags.report(VD->getLocation(), Diag::NotSupported)
-          << ("a local '" + T.getUnqualifiedType().getAsString() + "' ('" +
-              VD->getNameAsString() + "')")
-          << ("use a fixed-size array ('double " + VD->getNameAsString() +
-              "[N]'), or take it as a parameter the caller sizes ('" +
-              T.getUnqualifiedType().getAsString() + " &" +
-              VD->getNameAsString() + "', with its own adjoint)");
-      Poisoned.insert(VD);
-      OK = false;
+      if (!lowerContainerLocal(VD, Out)) {
+        Poisoned.insert(VD);
+        OK = false;
+      }
       continue;
     }
     // An iterator (`auto it = x.begin()`): the container call says why.
@@ -838,7 +834,9 @@ bool FunctionLowering::lowerLoop(const Expr *Cond, const clang::Stmt *Body,
     C = boolConst(Ctx, true);
   }
   L->Cond = C;
+  ++LoopDepth;
   OK &= lowerStmt(Body, L->body());
+  --LoopDepth;
   if (Inc)
     OK &= lowerExprStmt(Inc, L->inc());
   Out.push_back(std::move(L));

@@ -344,6 +344,14 @@ bool ReverseBuilder::stmt(const ir::Stmt &S, Sweeps &Out) {
   }
   case StmtKind::Return:
     return true;
+  case StmtKind::Resize:
+    // A local container is sized once (never in a loop): its adjoint gets
+    // the same size, zeroed, before any reverse code adds into it. The
+    // values the resize overwrites were never read: nothing to record.
+    Out.Fwd.push_back(clone(S));
+    if (Var *C = S.LHS->rootVar(); C && Activity.isActive(C))
+      Out.Fwd.push_back(resize(ref(adjointVar(C)), S.RHS, S.Loc));
+    return true;
   default:
     Diags.report(S.Loc, Diag::InternalError) << "unexpected statement";
     return false;

@@ -187,6 +187,11 @@ bool TangentBuilder::stmt(const ir::Stmt &S, Block &Out) {
     Out.push_back(decl(S.V, S.RHS));
     return true;
   }
+  case StmtKind::Resize:
+    if (Var *C = S.LHS->rootVar(); C && Activity.isActive(C))
+      Out.push_back(resize(ref(tangentVar(C)), S.RHS, S.Loc));
+    Out.push_back(clone(S));
+    return true;
   case StmtKind::Repeat: {
     auto R = std::make_unique<ir::Stmt>(StmtKind::Repeat, S.Loc);
     R->V = S.V;

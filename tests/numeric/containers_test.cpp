@@ -117,6 +117,40 @@ void axpy(double alpha, const std::vector<double> &x, std::vector<double> &y) {
   return std::sqrt(s);
 }
 
+// Local containers: sized, filled, copied, from a braced list, a
+// std::array; written in loops and read back in reverse.
+[[fluxion::grad]] [[fluxion::jvp]] [[fluxion::hessian]] double
+hidden(const std::vector<double> &W, const std::vector<double> &x, int width) {
+  int n = int(x.size());
+  std::vector<double> h(static_cast<std::size_t>(width));
+  for (int j = 0; j < width; ++j) {
+    double a = 0;
+    for (int k = 0; k < n; ++k)
+      a += W[std::size_t(j * n + k)] * x[std::size_t(k)];
+    h[std::size_t(j)] = std::tanh(a);
+  }
+  std::vector<double> sq = h;
+  std::vector<double> half(h.size(), 0.5);
+  std::array<double, 3> q{x[0], 2.0};
+  std::vector<double> extra{x[0], x[1] * x[1]};
+  double s = 0;
+  for (std::size_t j = 0; j < h.size(); ++j) {
+    sq[j] = sq[j] * sq[j];
+    s += sq[j] * half[j] + h[j];
+  }
+  for (double v : extra)
+    s += v;
+  return s + q[0] * q[1] + q[2] + dot(sq, half);
+}
+
+// A dense Hessian (lanes) of a function with a local std::vector.
+[[fluxion::hessian]] double local_hessian(const double x[3]) {
+  std::vector<double> t(3);
+  for (int i = 0; i < 3; ++i)
+    t[std::size_t(i)] = std::sin(x[i]) * x[(i + 1) % 3];
+  return t[0] * t[1] + t[2];
+}
+
 template <class T>
 [[fluxion::grad]] T poly(const std::vector<T> &c, T x) {
   T s = 0, p = 1;
@@ -218,6 +252,35 @@ TEST(Containers, IntegerElementsAreData) {
   EXPECT_NEAR(dx[2], 4 * X0[2], 1e-15);
   EXPECT_NEAR(dx[0], 2 * X0[0], 1e-15);
   EXPECT_EQ(dx[1], 0.0);
+}
+
+TEST(Containers, LocalContainers) {
+  auto R = fluxion::check_gradient(ctr::hidden, ctr::hidden_grad, W0,
+                                   std::vector<double>{0.7, -1.1}, 3);
+  EXPECT_TRUE(R.ok()) << R;
+  auto J = fluxion::check_jvp(ctr::hidden, ctr::hidden_jvp, W0,
+                              std::vector<double>{0.7, -1.1}, 3);
+  EXPECT_TRUE(J.ok()) << J;
+  auto H = fluxion::check_hvp(ctr::hidden, ctr::hidden_hvp, W0,
+                              std::vector<double>{0.7, -1.1}, 3);
+  EXPECT_TRUE(H.ok()) << H;
+}
+
+TEST(Containers, LocalContainerDenseHessian) {
+  double x[3] = {0.3, 0.5, -0.7};
+  auto R = fluxion::check_hvp(ctr::local_hessian, ctr::local_hessian_hvp,
+                              fluxion::span(x, 3));
+  EXPECT_TRUE(R.ok()) << R;
+  // Each row of the dense Hessian is an f_hvp along a unit vector.
+  double H[9];
+  ctr::local_hessian_hessian(x, H);
+  for (int i = 0; i < 3; ++i) {
+    double v[3] = {0, 0, 0}, hv[3] = {0, 0, 0};
+    v[i] = 1;
+    ctr::local_hessian_hvp(x, v, hv);
+    for (int j = 0; j < 3; ++j)
+      EXPECT_NEAR(H[i * 3 + j], hv[j], 1e-13) << i << "," << j;
+  }
 }
 
 TEST(Containers, FloatAndTemplate) {

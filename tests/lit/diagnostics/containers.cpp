@@ -1,14 +1,15 @@
-// std::vector and std::array parameters are differentiated as storage plus a
-// size. What would change a container's size, iterators outside a range-based
-// for, local containers and containers inside classes are located errors in
-// the user's words (no library internals), each with advice that works.
+// std::vector and std::array parameters and locals are differentiated as
+// storage plus a size. What would change a container's size, iterators
+// outside a range-based for, local containers in callees or in loops, and
+// containers inside classes are located errors in the user's words (no
+// library internals), each with advice that works.
 // RUN: not %clangxx %fluxion -fsyntax-only %s 2>&1 | %FileCheck %s --implicit-check-not=error:
 #include <fluxion/fluxion.hpp>
 #include <numeric>
 #include <vector>
 
 [[fluxion::grad]] double grows(std::vector<double> &x) {
-  // CHECK: containers.cpp:[[@LINE+1]]:5: error: fluxion: calling 'push_back' on 'x' (a 'std::vector<double>' parameter: a call that changes its size or all of it) is not supported in a differentiated function; give the function a container of the right size and assign its elements ('x[i] = ...')
+  // CHECK: containers.cpp:[[@LINE+1]]:5: error: fluxion: calling 'push_back' on 'x' (a 'std::vector<double>': a call that changes its size or all of it) is not supported in a differentiated function; size the container where it is declared ('std::vector<double> t(n);') and assign its elements ('t[i] = ...')
   x.push_back(1.0);
   return x[0];
 }
@@ -26,10 +27,31 @@
   return s;
 }
 
-[[fluxion::grad]] double local(const std::vector<double> &x) {
-  // CHECK: containers.cpp:[[@LINE+1]]:23: error: fluxion: a local 'std::vector<double>' ('t') is not supported in a differentiated function; use a fixed-size array ('double t[N]'), or take it as a parameter the caller sizes ('std::vector<double> &t', with its own adjoint)
+double squares(const std::vector<double> &x) {
+  // CHECK: containers.cpp:[[@LINE+1]]:23: error: fluxion: a local 'std::vector<double>' ('t') in 'squares', a function called from differentiated code is not supported in a differentiated function; declare it in the annotated function and pass it to 'squares' by reference
   std::vector<double> t(x.size());
-  t[0] = x[0];
+  for (std::size_t i = 0; i < x.size(); ++i)
+    t[i] = x[i] * x[i];
+  return t[0];
+}
+// CHECK: containers.cpp:[[@LINE+1]]:71: note: 'squares' is differentiated because it is called here
+[[fluxion::grad]] double calls(const std::vector<double> &x) { return squares(x); }
+
+[[fluxion::grad]] double in_loop(const std::vector<double> &x) {
+  double s = 0;
+  for (int r = 0; r < 3; ++r) {
+    // CHECK: containers.cpp:[[@LINE+1]]:25: error: fluxion: a local 'std::vector<double>' ('t') declared inside a loop is not supported in a differentiated function; declare it before the loop and assign its elements in the loop
+    std::vector<double> t(x.size());
+    t[0] = x[0];
+    s += t[0];
+  }
+  return s;
+}
+
+[[fluxion::grad]] double assigned(const std::vector<double> &x) {
+  std::vector<double> t(x.size());
+  // CHECK: containers.cpp:[[@LINE+1]]:5: error: fluxion: calling 'operator=' on 't' (a 'std::vector<double>': a call that changes its size or all of it) is not supported in a differentiated function; size the container where it is declared ('std::vector<double> t(n);') and assign its elements ('t[i] = ...')
+  t = x;
   return t[0];
 }
 

@@ -11,7 +11,7 @@ std::vector<double> weights;
 
 [[fluxion::grad]] double over_vector(double y) {
   double s = 0;
-  // CHECK: range-for.cpp:[[@LINE+1]]:19: error: fluxion: a range-based for over 'weights', a container that is not a parameter of the function is not supported in a differentiated function; pass the container to the function as a parameter of its own
+  // CHECK: range-for.cpp:[[@LINE+1]]:19: error: fluxion: a range-based for over 'weights', a container that is not a variable of the function is not supported in a differentiated function; pass the container to the function as a parameter of its own
   for (double w : weights)
     s += w * y;
   return s;

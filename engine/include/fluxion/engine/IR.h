@@ -120,7 +120,9 @@ enum class StmtKind {
   Return,   ///< return Value (only as the last statement after jump elimination)
   Break,    ///< removed by jump elimination
   Continue, ///< removed by jump elimination
-  Switch    ///< removed by jump elimination
+  Switch,   ///< removed by jump elimination
+  Resize    ///< the local container LHS (a VarRef of its storage) gets RHS
+            ///< zero elements (LowerContainer.cpp)
 };
 
 struct Stmt;
@@ -234,6 +236,8 @@ StmtP push(Var *Tape, ExprP Value);
 StmtP pushRange(Var *Tape, ExprP First, ExprP Count);
 StmtP popRange(Var *Tape, ExprP First, ExprP Count);
 StmtP block(Block Body);
+/// Container.assign(Count, 0) for a VarRef of a local container's storage.
+StmtP resize(ExprP Container, ExprP Count, clang::SourceLocation Loc = {});
 /// Counter = 0; while (Counter < Count) { Body; Counter = Counter + 1; }
 Block countedLoop(clang::ASTContext &Ctx, Var *Counter, int64_t Count,
                   Block Body);

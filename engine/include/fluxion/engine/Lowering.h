@@ -164,6 +164,11 @@ private:
   ir::ExprP lowerLambdaCall(const clang::CallExpr *E, ir::Block &Pre);
   llvm::DenseMap<const clang::VarDecl *, LambdaLocal> Lambdas;
   unsigned LambdaDepth = 0;
+  /// Loops around the statement being lowered.
+  unsigned LoopDepth = 0;
+  /// A local std::vector or std::array (LowerContainer.cpp): its storage,
+  /// sized and filled from its initialiser.
+  bool lowerContainerLocal(const clang::VarDecl *VD, ir::Block &Out);
 
   ir::Var *varFor(const clang::VarDecl *D, clang::SourceLocation UseLoc);
   bool checkType(clang::QualType T, clang::SourceLocation Loc,
