@@ -89,6 +89,24 @@ void register_gmm(const std::string &name, const GmmInput &in) {
     }
     st.counters["tape_MB"] = fluxion_tape_mb(call);
   });
+  add(name + "/fluxion_vector", [&in, d, k, n](benchmark::State &st) {
+    std::vector<double> a(in.alphas.size()), m(in.means.size()),
+        q(in.icf.size());
+    auto call = [&] {
+      std::fill(a.begin(), a.end(), 0.0);
+      std::fill(m.begin(), m.end(), 0.0);
+      std::fill(q.begin(), q.end(), 0.0);
+      double v = gmm_objective_vector_grad(d, k, n, in.alphas, in.means,
+                                           in.icf, in.x, in.gamma, in.m, &a,
+                                           &m, &q);
+      benchmark::DoNotOptimize(v);
+    };
+    for (auto _ : st) {
+      call();
+      benchmark::ClobberMemory();
+    }
+    st.counters["tape_MB"] = fluxion_tape_mb(call);
+  });
   add(name + "/manual", [&in, d, k, n, np](benchmark::State &st) {
     std::vector<double> a(k), m(k * d), q(np - k - k * d);
     for (auto _ : st) {

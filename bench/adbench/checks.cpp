@@ -40,6 +40,16 @@ bool check_gmm(const std::string &name, const GmmInput &in, bool fd) {
   bool ok = check_value(name, vf, "fluxion", vp, "primal");
   ok &= check_value(name, vm, "manual", vp, "primal");
   ok &= check(name, gf, "fluxion", gm, "manual", AdTol);
+  // The std::vector formulation: same value, same gradient.
+  std::vector<double> xa(in.alphas.size()), xm(in.means.size()),
+      xq(in.icf.size());
+  double vv = gmm_objective_vector_grad(d, k, n, in.alphas, in.means, in.icf,
+                                        in.x, in.gamma, in.m, &xa, &xm, &xq);
+  std::vector<double> gv = xa;
+  gv.insert(gv.end(), xm.begin(), xm.end());
+  gv.insert(gv.end(), xq.begin(), xq.end());
+  ok &= check_value(name, vv, "fluxion-vector", vp, "primal");
+  ok &= check(name, gv, "fluxion-vector", gm, "manual", AdTol);
 #ifdef FLUXION_ADBENCH_ADOLC
   std::vector<double> ga(np), gr(np);
   double va = gmm_adolc_tape_and_gradient(in, GmmTag, ga.data());

@@ -66,4 +66,19 @@ double gmm_objective_grad(int d, int k, int n, const double *alphas,
                           const double *x, double wishart_gamma, int wishart_m,
                           double *d_alphas, double *d_means, double *d_icf);
 
+// The same objective written with std::vector parameters and locals
+// (gmm_vector.cpp); the adjoints are vectors of the parameters' sizes.
+double gmm_objective_vector(int d, int k, int n,
+                            const std::vector<double> &alphas,
+                            const std::vector<double> &means,
+                            const std::vector<double> &icf,
+                            const std::vector<double> &x, double wishart_gamma,
+                            int wishart_m);
+double gmm_objective_vector_grad(
+    int d, int k, int n, const std::vector<double> &alphas,
+    const std::vector<double> &means, const std::vector<double> &icf,
+    const std::vector<double> &x, double wishart_gamma, int wishart_m,
+    std::vector<double> *d_alphas, std::vector<double> *d_means,
+    std::vector<double> *d_icf);
+
 #endif // FLUXION_ADBENCH_GMM_HPP

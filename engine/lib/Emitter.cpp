@@ -229,11 +229,14 @@ Expr *Emitter::callOf(const ir::Expr &E) {
     const ir::Expr &A = *E.Ops[I];
     // A container's storage passed where the callee takes the container
     // (or a pointer to one: an adjoint) is the container.
-    if (A.K == ExprKind::VarRef && I < E.Callee->getNumParams()) {
+    const ir::Expr &Base = A.K == ExprKind::Cast && A.Ty->isPointerType()
+                               ? *A.Ops[0]
+                               : A; // constness added for the callee
+    if (Base.K == ExprKind::VarRef && I < E.Callee->getNumParams()) {
       QualType P = E.Callee->getParamDecl(I)->getType().getNonReferenceType();
       bool Pointer = P->isPointerType();
       if (!containerElement(Pointer ? P->getPointeeType() : P).isNull())
-        if (Expr *C = container(A.V)) {
+        if (Expr *C = container(Base.V)) {
           if (Pointer) {
             ExprResult R = S.BuildUnaryOp(nullptr, Loc, UO_AddrOf, C);
             C = R.isInvalid() ? bad("address of a container") : R.get();

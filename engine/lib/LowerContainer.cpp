@@ -211,8 +211,17 @@ ExprP FunctionLowering::lowerContainerArg(const clang::Expr *A, QualType ParamTy
                                                    : nullptr;
   if (L && L->K == ir::ExprKind::VarRef && isContainerStorageVar(L->V) &&
       Ctx.hasSameUnqualifiedType(L->V->Origin->getType().getNonReferenceType(),
-                                 ParamTy.getNonReferenceType()))
+                                 ParamTy.getNonReferenceType())) {
+    // A callee that takes the container by const& or by value only reads
+    // it: say so, as for a `const T*` parameter (the reverse sweep then
+    // does not save what the callee cannot overwrite).
+    QualType Elem = L->Ty->getPointeeType();
+    bool ReadOnly = !ParamTy->isReferenceType() ||
+                    ParamTy.getNonReferenceType().isConstQualified();
+    if (ReadOnly && !Elem.isConstQualified())
+      L = ir::cast(Ctx.getPointerType(Elem.withConst()), L);
     return L;
+  }
   if (!L && usesPoisoned(A))
     return nullptr;
   Diags.report(A->getExprLoc(), Diag::NotSupported)
