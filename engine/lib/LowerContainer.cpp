@@ -14,8 +14,12 @@
 //
 // The emitter spells the variable as the container it stands for (`x[i]`,
 // `x.data()`, `(*d_x)[i]` for its adjoint, declared `std::vector<double> *`
-// by the contract). Calls that change a container's size (push_back,
-// resize), iterators outside a range-based for, and containers that are not
+// by the contract). A local container of the annotated function is the
+// same kind of variable; its declaration is a Resize (n zeros) followed by
+// ordinary element assignments, and the builders size its adjoint or
+// tangent where it is sized. Calls that change a container's size
+// (push_back, resize, operator=), iterators outside a range-based for,
+// locals declared in loops or in callees, and containers that are not
 // variables (members, elements of other containers) are located errors.
 //
 //===----------------------------------------------------------------------===//
