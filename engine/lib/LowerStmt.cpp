@@ -575,6 +575,7 @@ bool FunctionLowering::lowerInitInto(ExprP Slot, QualType Ty, const Expr *Init,
     return lowerArrayInit(Slot, Ty, Init, Out);
   if (Ty->isRecordType())
     return lowerRecordInit(Slot, Ty, Init, Out);
+  noteConvertedToValue(Init);
   Init = Init->IgnoreImplicit();
   if (const auto *PL = dyn_cast<ParenListExpr>(Init); PL && PL->getNumExprs() == 1)
     Init = PL->getExpr(0)->IgnoreImplicit();
@@ -646,6 +647,15 @@ bool FunctionLowering::lowerArrayInit(ExprP Base, QualType Ty, const Expr *Init,
       }
       continue;
     }
+    if (Elem->isRecordType()) {
+      // An object element (`S ps[2] = {s, t}`): member by member, as any
+      // object initialisation, so that each member's derivative flows.
+      if (EI)
+        OK &= lowerInitInto(Slot, Elem, EI, Out);
+      else
+        zeroMembers(Slot, Elem, Init->getBeginLoc(), Out);
+      continue;
+    }
     ExprP RHS = EI ? lowerExpr(EI, Out)
                    : (Elem->isRealFloatingType() ? floatConst(Elem, 0)
                                                  : intConst(Elem, 0));
@@ -714,6 +724,7 @@ bool FunctionLowering::lowerAssignment(const BinaryOperator *BO, Block &Out) {
     return false;
   const Expr *R = BO->getRHS();
   ExprP RHS;
+  noteConvertedToValue(R);
   if (const auto *Call = dyn_cast<CallExpr>(R->IgnoreParenImpCasts());
       Call && BO->getOpcode() == BO_Assign)
     RHS = lowerCall(Call, Out, /*TopLevel=*/true);
@@ -965,6 +976,7 @@ bool FunctionLowering::lowerReturn(const ReturnStmt *S, Block &Out) {
     if (!ReturnVar)
       return lowerExprStmt(V, Out) && (Out.push_back(std::move(R)), true);
     ExprP E;
+    noteConvertedToValue(V);
     if (const auto *Call = dyn_cast<CallExpr>(V->IgnoreParenImpCasts()))
       E = lowerCall(Call, Out, /*TopLevel=*/true);
     else

@@ -400,6 +400,15 @@ bool ReverseBuilder::overwritesNothingNeeded(const ir::Stmt &S) const {
 
 bool ReverseBuilder::assignment(const ir::Stmt &S, Sweeps &Out) {
   Var *Root = S.LHS->rootVar();
+  // Lowering copies objects member by member; a whole object assigned
+  // here would carry its members' derivatives nowhere. Refuse rather than
+  // drop them.
+  if ((S.LHS->Ty->isRecordType() || S.LHS->Ty->isArrayType()) &&
+      Activity.isActive(*S.RHS)) {
+    Diags.report(S.Loc, Diag::InternalError)
+        << "an object or array assigned as a whole";
+    return false;
+  }
   Block Restore;
   if (!overwritesNothingNeeded(S) && needsRecording(Root)) {
     if (auto Inverse = inverseIncrement(S))

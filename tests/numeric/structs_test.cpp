@@ -5,6 +5,7 @@
 // its floating members accumulate, its integer members are never touched.
 // Every derivative is checked against finite differences of the primal and,
 // across modes, by the dot-product test.
+#include <fluxion/check.hpp>
 #include <fluxion/fluxion.hpp>
 
 #include <cmath>
@@ -177,6 +178,24 @@ energyL(const BodyL *b, int n, long double g) {
   return e;
 }
 
+// A local array of objects initialised from a braced list of objects
+// (fuzz seed 296: the copies' members lost their derivatives), by value
+// and by reference, read by index and by range-for.
+struct Sample {
+  double m;
+  double a[2];
+};
+[[fluxion::grad]] [[fluxion::jvp]] double braced_objects(Sample s,
+                                                         const Sample &t) {
+  Sample ps[3] = {s, t, {s.m * t.m, {t.a[0], 1.5}}};
+  double acc = 0;
+  for (int i = 0; i < 3; ++i)
+    acc += ps[i].m * ps[i].a[0];
+  for (const Sample &p : ps)
+    acc += p.m * p.m + p.a[1];
+  return acc;
+}
+
 } // namespace structs
 
 using nt::ld;
@@ -200,6 +219,21 @@ Particle particle(double x, double y, double z, double m, int id) {
   return p;
 }
 } // namespace
+
+TEST(Structs, BracedArrayOfObjects) {
+  structs::Sample s = {0.5, {1.0, 2.0}}, t = {-0.3, {0.7, -1.1}};
+  auto R = fluxion::check_gradient(structs::braced_objects,
+                                   structs::braced_objects_grad, s, t);
+  EXPECT_TRUE(R.ok()) << R;
+  auto J = fluxion::check_jvp(structs::braced_objects,
+                              structs::braced_objects_jvp, s, t);
+  EXPECT_TRUE(J.ok()) << J;
+  structs::Sample ds = {}, dt = {};
+  structs::braced_objects_grad(s, t, &ds, &dt);
+  // d/ds.m: a[0] of ps[0] + t.m * t.a[0] (ps[2].m) + 2 s.m + 2 (s.m t.m) t.m
+  EXPECT_NEAR(ds.m, 1.0 + t.m * t.a[0] + 2 * s.m + 2 * s.m * t.m * t.m,
+              1e-14);
+}
 
 TEST(Structs, GeneratedSignatures) {
   // The adjoint of an S is an S; a const S& input's tangent is a const S*.
