@@ -444,6 +444,8 @@ ExprP FunctionLowering::lowerCast(const CastExpr *E, Block &Pre) {
     return R;
   }
   case CK_LValueToRValue:
+    noteRead(E->getSubExpr());
+    return lowerExpr(E->getSubExpr(), Pre);
   case CK_NoOp:
   case CK_UncheckedDerivedToBase:
     return lowerExpr(E->getSubExpr(), Pre);
@@ -644,7 +646,36 @@ static bool isConstantBuiltin(const FunctionDecl *FD) {
 /// nested std::max(std::max(a, b), c)). Then the call may be lowered as if
 /// it returned by value; a reference kept (`const double &r = std::max(a,
 /// b)`) would see later writes to a or b, which a copy does not.
-static bool resultOnlyRead(ASTContext &Ctx, const clang::Expr *E) {
+void FunctionLowering::noteRead(const clang::Expr *E) {
+  E = E->IgnoreParens();
+  if (const auto *CO = dyn_cast<ConditionalOperator>(E)) {
+    noteRead(CO->getTrueExpr());
+    noteRead(CO->getFalseExpr());
+    return;
+  }
+  OnlyRead.insert(E);
+}
+
+void FunctionLowering::noteConvertedToValue(const clang::Expr *E) {
+  // Through the conversions of the value (float to double, ...).
+  E = E->IgnoreParens();
+  if (const auto *EWC = dyn_cast<ExprWithCleanups>(E))
+    E = EWC->getSubExpr()->IgnoreParens();
+  while (const auto *ICE = dyn_cast<ImplicitCastExpr>(E)) {
+    if (ICE->getCastKind() == CK_LValueToRValue) {
+      noteRead(ICE->getSubExpr());
+      return;
+    }
+    E = ICE->getSubExpr()->IgnoreParens();
+  }
+}
+
+bool FunctionLowering::resultOnlyRead(const clang::Expr *E) {
+  // What lowering saw converted to a value or bound to a const T&
+  // (noteRead); Clang's parent map, built once, does not know code parsed
+  // or instantiated after its first use.
+  if (OnlyRead.count(E))
+    return true;
   const clang::Expr *Child = E;
   for (;;) {
     auto Parents = Ctx.getParents(*Child);
@@ -689,6 +720,8 @@ bool FunctionLowering::lowerArguments(
     if (!PT.isNull() && !containerElement(PT).isNull()) {
       L = lowerContainerArg(A, PT, Pre);
     } else if (!PT.isNull() && PT->isReferenceType()) {
+      if (PT->isLValueReferenceType() && PT->getPointeeType().isConstQualified())
+        noteRead(A);
       L = lowerReferenceArg(A, PT, Pre);
     } else if (!PT.isNull() && isDifferentiableRecord(PT)) {
       // An object passed by value is read in place (the callee does not
@@ -798,7 +831,7 @@ ExprP FunctionLowering::lowerCall(const CallExpr *E, Block &Pre,
   if (!needsView(Target) && Target->getIdentifier() &&
       Target->getReturnType()->isReferenceType() &&
       Target->getReturnType()->getPointeeType()->isArithmeticType() &&
-      hasRuleNamed(Ctx, Target->getName()) && resultOnlyRead(Ctx, E)) {
+      hasRuleNamed(Ctx, Target->getName()) && resultOnlyRead(E)) {
     Callee = viewOf(Target);
     View = asView(Callee);
     ByValue = true;

@@ -5,11 +5,11 @@
 // arguments. Inside differentiated code a call whose result is only read is
 // used by value (the engine's lowering of calls, LowerExpr.cpp) and these
 // rules give it its derivative: the whole derivative goes to the argument
-// the library selects, found by address, so that ties and NaNs follow the
-// library's own choice. That choice is fmax's and fmin's at ties (math.hpp:
-// std::max(a, b) and std::min(a, b) return a when a == b, and fmax(x, y)'s
-// derivative goes to x); with a NaN the library returns a where fmax
-// returns the other argument, and the derivative follows the value returned.
+// the library selects, so that ties and NaNs follow the library's own
+// choice. That choice is fmax's and fmin's at ties (math.hpp: std::max(a,
+// b) and std::min(a, b) return a when a == b, and fmax(x, y)'s derivative
+// goes to x); with a NaN the library returns a where fmax returns the other
+// argument, and the derivative follows the value returned.
 #ifndef FLUXION_MINMAX_HPP
 #define FLUXION_MINMAX_HPP
 
@@ -24,36 +24,59 @@ template <class T>
 using IfFloat = std::enable_if_t<std::is_floating_point_v<T>, int>;
 } // namespace minmax_detail
 
-#define FLUXION_SELECT_RULE_2(NAME)                                            \
-  template <class T, minmax_detail::IfFloat<T> = 0>                            \
-  inline T NAME##_vjp(const T &a, const T &b, T seed, T *d_a, T *d_b) {        \
-    const T &r = std::NAME(a, b);                                              \
-    *(&r == &a ? d_a : d_b) += seed;                                           \
-    return r;                                                                  \
-  }                                                                            \
-  template <class T, minmax_detail::IfFloat<T> = 0>                            \
-  inline T NAME##_jvp(const T &a, const T &b, T t_a, T t_b) {                  \
-    return &std::NAME(a, b) == &a ? t_a : t_b;                                 \
+// The selection is the one the standard specifies, written out: max(a, b)
+// is `a < b ? b : a` and min(a, b) is `b < a ? b : a` (the first argument
+// when they are equivalent, and when the comparison involves a NaN), and
+// clamp(v, lo, hi) is `v < lo ? lo : hi < v ? hi : v`. Plain branches keep
+// the rules' own bodies differentiable: f_hvp differentiates them again.
+template <class T, minmax_detail::IfFloat<T> = 0>
+inline T max_vjp(const T &a, const T &b, T seed, T *d_a, T *d_b) {
+  if (a < b) {
+    *d_b += seed;
+    return b;
   }
+  *d_a += seed;
+  return a;
+}
+template <class T, minmax_detail::IfFloat<T> = 0>
+inline T max_jvp(const T &a, const T &b, T t_a, T t_b) {
+  return a < b ? t_b : t_a;
+}
 
-FLUXION_SELECT_RULE_2(max)
-FLUXION_SELECT_RULE_2(min)
-#undef FLUXION_SELECT_RULE_2
+template <class T, minmax_detail::IfFloat<T> = 0>
+inline T min_vjp(const T &a, const T &b, T seed, T *d_a, T *d_b) {
+  if (b < a) {
+    *d_b += seed;
+    return b;
+  }
+  *d_a += seed;
+  return a;
+}
+template <class T, minmax_detail::IfFloat<T> = 0>
+inline T min_jvp(const T &a, const T &b, T t_a, T t_b) {
+  return b < a ? t_b : t_a;
+}
 
 // clamp(v, lo, hi) returns lo below the range, hi above it and v inside it,
 // its ends included (the derivative then goes to v).
 template <class T, minmax_detail::IfFloat<T> = 0>
 inline T clamp_vjp(const T &v, const T &lo, const T &hi, T seed, T *d_v,
                    T *d_lo, T *d_hi) {
-  const T &r = std::clamp(v, lo, hi);
-  *(&r == &lo ? d_lo : &r == &hi ? d_hi : d_v) += seed;
-  return r;
+  if (v < lo) {
+    *d_lo += seed;
+    return lo;
+  }
+  if (hi < v) {
+    *d_hi += seed;
+    return hi;
+  }
+  *d_v += seed;
+  return v;
 }
 template <class T, minmax_detail::IfFloat<T> = 0>
 inline T clamp_jvp(const T &v, const T &lo, const T &hi, T t_v, T t_lo,
                    T t_hi) {
-  const T &r = std::clamp(v, lo, hi);
-  return &r == &lo ? t_lo : &r == &hi ? t_hi : t_v;
+  return v < lo ? t_lo : hi < v ? t_hi : t_v;
 }
 
 // swap(a, b) exchanges the values, and so their derivatives: the adjoints

@@ -19,6 +19,7 @@
 #include "clang/AST/Stmt.h"
 #include "clang/AST/StmtCXX.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/SmallPtrSet.h"
 
 #include <optional>
@@ -143,6 +144,14 @@ private:
   /// assignment, never inside a conversion.
   clang::QualType assignableType(clang::QualType T) const;
   bool returnsPositionInFirstRange(const clang::FunctionDecl *Callee);
+  /// Glvalues whose value is only read (converted to a value, bound to a
+  /// const T&): a call returning a reference there may be lowered as one
+  /// returning the value (std::max). Conditionals pass it to both branches.
+  llvm::DenseSet<const clang::Expr *> OnlyRead;
+  void noteRead(const clang::Expr *E);
+  /// noteRead of what E converts to a value, if E is such a conversion.
+  void noteConvertedToValue(const clang::Expr *E);
+  bool resultOnlyRead(const clang::Expr *E);
   ir::ExprP convertResult(ir::ExprP E, clang::QualType To, ir::Block &Pre);
   ir::ExprP materialize(ir::ExprP E, ir::Block &Pre, llvm::StringRef Name,
                         clang::SourceLocation Loc);
