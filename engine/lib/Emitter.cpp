@@ -9,6 +9,7 @@
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/Stmt.h"
 #include "clang/Basic/DiagnosticSema.h"
+#include "clang/Basic/SourceManager.h"
 #include "clang/Sema/Lookup.h"
 #include "clang/Sema/Sema.h"
 #include "clang/Sema/Template.h"
@@ -56,6 +57,22 @@ Expr *Emitter::functionRef(FunctionDecl *FD, SourceLocation L) {
   return S.BuildDeclRefExpr(FD, FD->getType(), VK_LValue, Name, &SS);
 }
 
+/// T as generated code may spell it: a number type that a library names
+/// through its internals (`__gnu_cxx::__enable_if<__is_integer<int>::__value,
+/// double>::__type`, the result of std::fabs(int)) is the plain type; the
+/// user's own typedefs stay.
+static QualType spellable(ASTContext &Ctx, QualType T) {
+  QualType C = T.getCanonicalType();
+  if (!C->isBuiltinType() || T.getTypePtr() == C.getTypePtr())
+    return T;
+  const SourceManager &SM = Ctx.getSourceManager();
+  for (QualType S = T; const auto *TT = S->getAs<TypedefType>();
+       S = TT->desugar())
+    if (SM.isInSystemHeader(TT->getDecl()->getLocation()))
+      return Ctx.getQualifiedType(C, T.getLocalQualifiers());
+  return T;
+}
+
 Expr *Emitter::convert(Expr *E, QualType Ty) {
   if (!E)
     return nullptr;
@@ -69,7 +86,10 @@ Expr *Emitter::convert(Expr *E, QualType Ty) {
   if (!Scalar(Ty) || !Scalar(E->getType()))
     return E;
   ExprResult R = S.BuildCStyleCastExpr(
-      Loc, Ctx.getTrivialTypeSourceInfo(Ty.getUnqualifiedType(), Loc), Loc, E);
+      Loc,
+      Ctx.getTrivialTypeSourceInfo(spellable(Ctx, Ty.getUnqualifiedType()),
+                                   Loc),
+      Loc, E);
   return R.isInvalid() ? bad("conversion") : R.get();
 }
 
@@ -441,8 +461,10 @@ Expr *Emitter::expr(const ir::Expr &E) {
     if (isa<BinaryOperator, ConditionalOperator>(Sub->IgnoreImpCasts()))
       Sub = new (Ctx) ParenExpr(Loc, Loc, Sub);
     ExprResult R = S.BuildCStyleCastExpr(
-        Loc, Ctx.getTrivialTypeSourceInfo(E.Ty.getUnqualifiedType(), Loc), Loc,
-        Sub);
+        Loc,
+        Ctx.getTrivialTypeSourceInfo(spellable(Ctx, E.Ty.getUnqualifiedType()),
+                                     Loc),
+        Loc, Sub);
     return R.isInvalid() ? bad("cast") : R.get();
   }
   case ExprKind::Call:
@@ -691,6 +713,7 @@ VarDecl *Emitter::declare(Var *V) {
   if (!UserSpelled && Ctx.getBaseElementType(T).getCanonicalType()
                           ->isBuiltinType())
     T = Ctx.getQualifiedType(T.getCanonicalType(), T.getLocalQualifiers());
+  T = spellable(Ctx, T); // `auto v = std::fabs(n);`
   if (V->K == Var::Kind::Tape) {
     // fluxion::Tape<T> &_tape_T = fluxion::tape<T>();
     T = Ctx.VoidTy; // replaced in initialize() once the accessor is found
