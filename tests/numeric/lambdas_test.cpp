@@ -104,9 +104,28 @@ double softplus_sum(const double *z, int n) {
   return at(0) + at(2) * at(2);
 }
 
+// A lambda returning std::fabs of an int: its result type is a library
+// typedef that fluxion-gen's output must spell as double (fuzz seed 210;
+// this file also runs through fluxion-gen + g++).
+[[fluxion::grad]] double library_typed(double x, int n) {
+  auto lam = [&](double a) { return std::fabs(n) + 0 * a; };
+  if (lam(x) > 1.25f)
+    return x * x;
+  return x;
+}
+
 } // namespace lam
 
 namespace {
+
+TEST(Lambdas, ResultOfALibraryType) {
+  double dx = 0;
+  EXPECT_DOUBLE_EQ(lam::library_typed_grad(0.75, 2, &dx), 0.5625);
+  EXPECT_DOUBLE_EQ(dx, 1.5);
+  dx = 0;
+  EXPECT_DOUBLE_EQ(lam::library_typed_grad(0.75, 1, &dx), 0.75);
+  EXPECT_DOUBLE_EQ(dx, 1.0);
+}
 
 TEST(Lambdas, CaptureByReference) {
   auto R = fluxion::check_gradient(lam::by_reference, lam::by_reference_grad,
