@@ -21,6 +21,7 @@ evaluation point.
 """
 
 import random
+import re
 
 # Features a class of programs can be switched off by (--no-FEATURE).
 FEATURES = {
@@ -68,6 +69,11 @@ FEATURES = {
     'templates': 'f as a function template (a scalar parameter of type T, deduced; '
                  '&f_hessian<> names its instance), helpers as templates '
                  'template <int K> called as h<1>, h<2>, ... in one function',
+    'minmax': 'std::min, std::max (deduced, or std::max<T> with converted arguments), '
+              'std::clamp with ordered ends and std::abs on floating operands',
+    'rangefor': 'range-based for over arrays of known size (local arrays, struct '
+                'member arrays, local arrays of S): by value, by const reference, '
+                'by reference writing the elements',
 }
 
 FLOAT_TYPES = ['f', 'd', 'l']
@@ -96,7 +102,36 @@ CLONE = {'%FNF%': 'static_cast<long double>', '%FND%': 'static_cast<long double>
 PATH = dict(CLONE, **{'%R%': 'p', '%BR(%': 'fuzz::br(', '%BR)%': ')',
                       '%PI(%': 'fuzz::pint(', '%PI)%': ')',
                       'std::fabs(': 'fuzz::pfabs(', 'std::fmin(': 'fuzz::pfmin(',
-                      'std::fmax(': 'fuzz::pfmax('})
+                      'std::fmax(': 'fuzz::pfmax(',
+                      'std::max(': 'path_max(', 'std::max<': 'path_max<',
+                      'std::min(': 'path_min(', 'std::min<': 'path_min<',
+                      'std::clamp(': 'path_clamp(', 'std::abs(': 'path_abs('})
+# The path copy's std::max, std::min, std::clamp and std::abs, defined in
+# the path copy's namespace of a program that calls them (fuzz_support.hpp's
+# path_add and cmp3 record the selection).
+PATH_SELECT = '''template <class T> const T &path_max(const T &a, const T &b) {
+  fuzz::path_add(80 + fuzz::cmp3(a, b));
+  return std::max(a, b);
+}
+template <class T> const T &path_min(const T &a, const T &b) {
+  fuzz::path_add(96 + fuzz::cmp3(a, b));
+  return std::min(a, b);
+}
+template <class T> const T &path_clamp(const T &v, const T &lo, const T &hi) {
+  fuzz::path_add(112 + 3 * fuzz::cmp3(v, lo) + fuzz::cmp3(v, hi));
+  return std::clamp(v, lo, hi);
+}
+template <class T> T path_abs(T x) {
+  fuzz::path_add(128 + fuzz::cmp3(x, 0));
+  return std::abs(x);
+}
+'''
+# Ends of std::clamp and constant arguments of std::min/std::max: odd
+# multiples of 1/256, exact in float, which inputs (multiples of 1/64) and
+# the generator's literals never equal (no ties on purpose).
+LITERAL = re.compile(r'^-?[0-9.]+(%s[fdl]%)?$')
+SELECT_LITERALS = ['-1.00390625', '-0.62109375', '-0.37890625', '-0.12109375',
+                   '0.12890625', '0.37109375', '0.62890625', '1.12890625']
 
 
 def render(text, table):
@@ -185,9 +220,12 @@ class Var:
 
 
 class Arr:
-    def __init__(self, name, t, length, readable, writable):
+    def __init__(self, name, t, length, readable, writable, fixed=False):
         self.name, self.t, self.length = name, t, length
         self.readable, self.writable = readable, writable
+        # An array of known size (a local array, a member array): a range
+        # for can walk it. Array parameters are pointers, as are aliases.
+        self.fixed = fixed
 
 
 class Helper:
@@ -210,9 +248,11 @@ class Scope:
         self.struct = None # the name of a const S& in scope, if any
         self.objects = []  # (name, writable) of every S object in scope
         self.lambdas = []  # (name, result type) of the lambdas in scope
+        self.rdepth = 0    # range-based for loops around (they count as loops)
 
     def copy(self):
         s = Scope()
+        s.rdepth = self.rdepth
         s.lambdas = list(self.lambdas)
         s.vars, s.ints = list(self.vars), list(self.ints)
         s.arrays, s.loops = list(self.arrays), list(self.loops)
@@ -230,7 +270,8 @@ class Scope:
             elif m.length is None:
                 self.vars.append(Var(name, m.t, assignable=writable))
             else:
-                self.arrays.append(Arr(name, m.t, m.length, True, writable))
+                self.arrays.append(Arr(name, m.t, m.length, True, writable,
+                                       fixed=True))
 
     def add_object(self, name, members, writable=False):
         """An S object `name` in scope: its methods callable, its members
@@ -252,6 +293,8 @@ class Generator:
         # or where it draws no template, a seed's program is unchanged.
         self.trng = random.Random(seed * 7919 + 23)
         self.lrng = random.Random(seed * 7919 + 29)  # likewise for lambdas
+        self.mrng = random.Random(seed * 7919 + 31)  # std::min/max/clamp/abs
+        self.frng = random.Random(seed * 7919 + 37)  # range-based for
         self.f = set(features)
         self.types = [t for t in FLOAT_TYPES
                       if {'f': 'float', 'd': 'double', 'l': 'longdouble'}[t] in self.f]
@@ -348,8 +391,8 @@ class Generator:
         """A bounded expression of any input (|value| <= ~1.5)."""
         e, t = self.expr(sc, depth)
         if not self.on('cmath'):
-            s, _ = self.lit()
-            return '(%s / (%s + %s * %s))' % (e, s, e, e), t
+            s, ts = self.lit()
+            return '(%s / (%s + %s * %s))' % (e, s, e, e), promote(t, ts)
         f = self.rng.choice(['sin', 'cos', 'tanh', 'rat'])
         if f == 'rat' and len(e) < 40:
             c, tc = self.lit()
@@ -463,6 +506,8 @@ class Generator:
             return self.leaf(sc)
         if sc.lambdas and self.lrng.random() < 0.2:
             return self.lambda_call(sc, depth)
+        if self.on('minmax') and self.mrng.random() < 0.06:
+            return self.with_rng(self.mrng, lambda: self.minmax(sc, depth))
         r = self.rng.random()
         if r < 0.30:
             a, ta = self.expr(sc, depth - 1)
@@ -552,8 +597,8 @@ class Generator:
             else:
                 inner = sc.copy()
             inner.vars.append(Var(name + '_a', t, assignable=False))
-            e, _ = self.expr(inner, 2)
-            sc.lambdas.append((name, t))
+            e, te = self.expr(inner, 2)
+            sc.lambdas.append((name, te))  # it returns what e is
             return ['%sauto %s = [%s](%s %s_a) { return %s; };' % (
                 pad, name, '=' if by_copy else '&', CTYPE[t], name, e)]
         return self.with_rng(self.lrng, gen)
@@ -565,10 +610,220 @@ class Generator:
             return '%s(%s)' % (name, e), t
         return self.with_rng(self.lrng, gen)
 
+    def minmax(self, sc, depth):
+        """std::min, std::max, std::clamp or std::abs (feature minmax, drawn
+        from self.mrng). Arguments of one floating type T: converted
+        explicitly where they differ, or by std::max<T>; never the same
+        text twice (a tie on purpose); clamp's ends ordered by construction."""
+        t = self.ftype()
+        T = CTYPE[t]
+
+        def conv(e, te):
+            # A double of ints alone (std::sin(n)) stays double in the
+            # clone, where every other floating value is long double.
+            return e if te == t and t != 'd' else self.cast(e, t)
+
+        def sel_lit():
+            return self.rng.choice(SELECT_LITERALS) + \
+                {'f': '%sf%', 'd': '%sd%', 'l': '%sl%'}[t]
+
+        f = self.rng.choice(['max', 'min', 'max', 'min', 'clamp', 'abs'])
+        if f == 'abs':
+            e, te = self.expr(sc, depth - 1)
+            if te == 'i':
+                e, te = self.cast(e, t), t
+            return 'std::abs(%s)' % e, te
+        if f == 'clamp':
+            x, tx = self.expr(sc, depth - 1)
+            form = self.rng.randrange(3)
+            if form == 0:
+                lo, hi = sorted(self.rng.sample(SELECT_LITERALS, 2), key=float)
+                suf = {'f': '%sf%', 'd': '%sd%', 'l': '%sl%'}[t]
+                lo, hi = lo + suf, hi + suf
+            elif form == 1:
+                # -p1 < 0 < p2.
+                p1, t1 = self.positive(sc, max(depth - 2, 0))
+                p2, t2 = self.positive(sc, max(depth - 2, 0))
+                lo, hi = '-' + conv(p1, t1), conv(p2, t2)
+            else:
+                # e - c1 < e + c2 (rounded to T, still in order).
+                e, te = self.expr(sc, max(depth - 2, 0))
+                c1, tc1 = self.lit()
+                c2, tc2 = self.lit()
+                lo = conv('(%s - %s)' % (e, c1), promote(te, tc1))
+                hi = conv('(%s + %s)' % (e, c2), promote(te, tc2))
+            return 'std::clamp(%s, %s, %s)' % (conv(x, tx), lo, hi), t
+        a, ta = self.expr(sc, depth - 1)
+        if self.chance(0.3):
+            b, tb = sel_lit(), t
+        else:
+            b, tb = self.expr(sc, depth - 1)
+        # A constant argument is one that no input equals.
+        if LITERAL.match(a):
+            a, ta = sel_lit(), t
+        if LITERAL.match(b):
+            b, tb = sel_lit(), t
+        if a == b:
+            b, tb = '(%s + %s)' % (b, sel_lit()), promote(tb, t)
+        if self.chance(0.5):
+            a, b = b, a
+            ta, tb = tb, ta
+        if self.chance(0.3):
+            # Explicit template argument: the arguments convert to T.
+            return 'std::%s<%s>(%s, %s)' % (f, T, a, b), t
+        return 'std::%s(%s, %s)' % (f, conv(a, ta), conv(b, tb)), t
+
+    def accumulator(self, sc, lines, pad, targets):
+        """Where a range-for body accumulates: one of targets, or a new
+        local declared before the loop (appended to lines)."""
+        if targets and self.chance(0.6):
+            return self.rng.choice(targets)
+        acc = self.fresh('v')
+        at = self.ftype()
+        lines.append('%s%s %s = 0;' % (pad, self.ctype(at), acc))
+        sc.vars.append(Var(acc, at))
+        return acc
+
+    def range_for(self, sc, indent, ret_t):
+        """A range-based for over an array of known size (feature rangefor,
+        drawn from self.frng): its elements read by value or by const
+        reference and accumulated into a variable or an output element, or
+        written through a reference; or a local array of S filled and read.
+        The range is a name (or a member array of one): nothing it reads
+        changes in the body."""
+        pad = '  ' * indent
+        forms = ['read'] * 3 + ['write'] * 2
+        if self.members and sc.objects:
+            forms += ['structs'] * 2
+        form = self.rng.choice(forms)
+        if form == 'structs':
+            return self.range_structs(sc, indent, ret_t)
+        lines = []
+        pool = [a for a in sc.arrays if a.fixed and a.readable and
+                (a.writable or form == 'read')]
+        if not pool or self.chance(0.25):
+            # A local array for the loop, from a brace initializer.
+            t = self.ftype()
+            name = self.fresh('a')
+            els = []
+            for _ in range(self.L):
+                e, _ = self.expr(sc, 1)
+                els.append('static_cast<%s>(%s)' % (CTYPE[t], e))
+            lines.append('%s%s %s[%d] = {%s};' % (pad, self.ctype(t), name, self.L,
+                                                  ', '.join(els)))
+            arr = Arr(name, t, self.L, True, True, fixed=True)
+            sc.arrays.append(arr)
+        else:
+            arr = self.rng.choice(pool)
+        v = self.fresh('e')
+        inner = sc.copy()
+        inner.rdepth += 1
+        AT = self.ctype(arr.t)
+        if form == 'write':
+            decl = ('auto &' if self.chance(0.3) else AT + ' &') + v
+            inner.vars.append(Var(v, arr.t))
+            op = self.rng.choice(['=', '+=', '-=', '*='])
+            e, _ = self.squash(inner, 2)
+            forced = '%s  %s %s %s;' % (pad, v, op, e)
+        else:
+            kind = self.rng.choice(['val', 'cref', 'auto', 'cauto'])
+            t = arr.t
+            if kind in ('val', 'cref') and self.chance(0.3):
+                t = self.ftype()  # a converted copy (a temporary for cref)
+            decl = {'val': self.ctype(t) + ' ', 'cref': 'const %s &' % self.ctype(t),
+                    'auto': 'auto ', 'cauto': 'const auto &'}[kind] + v
+            # A copy may be changed in the body; a const reference not.
+            inner.vars.append(Var(v, t, assignable=kind in ('val', 'auto')))
+            sq, _ = self.squash(inner, 1)
+            term = '(%s %s %s)' % (v, self.rng.choice(['*', '+', '-']), sq)
+            targets = [x.name for x in sc.vars if x.assignable]
+            targets += ['%s[%d]' % (a.name, self.rng.randrange(a.length))
+                        for a in sc.arrays if a.writable and a.readable]
+            acc = self.accumulator(sc, lines, pad, targets)
+            forced = '%s  %s %s %s;' % (pad, acc, self.rng.choice(['+=', '-=', '+=']),
+                                        term)
+        body = self.block(inner, self.rng.randint(0, 2), indent + 1, True, ret_t)
+        if self.chance(0.5):
+            body = [forced] + body
+        else:
+            body = body + [forced]
+        lines.append('%sfor (%s : %s) {' % (pad, decl, arr.name))
+        lines += body
+        lines.append('%s}' % pad)
+        return lines
+
+    def range_structs(self, sc, indent, ret_t):
+        """A local array of S, copies of objects in scope, changed member by
+        member through `auto &p` (or given by a brace initializer), then
+        read through `const auto &p`, `const S &p` or a copy `S p`."""
+        pad = '  ' * indent
+        objs = [o for o, _ in sc.objects]
+        name = self.fresh('ps')
+        n = self.L
+        lines = []
+        reals = [m for m in self.members if m.t != 'i']
+
+        def member_of(p):
+            m = self.rng.choice(reals)
+            if m.length is None:
+                return '%s.%s' % (p, m.name), m.t
+            return '%s.%s[%d]' % (p, m.name, self.rng.randrange(m.length)), m.t
+
+        braced = self.chance(0.4)
+        if braced:
+            lines.append('%sS %s[%d] = {%s};' % (
+                pad, name, n, ', '.join(self.rng.choice(objs) for _ in range(n))))
+        else:
+            lines.append('%sS %s[%d];' % (pad, name, n))
+        if not braced or self.chance(0.7):
+            p = self.fresh('p')
+            inner = sc.copy()
+            inner.rdepth += 1
+            inner.add_object(p, self.members, writable=True)
+            body = []
+            if not braced:
+                body.append('%s  %s = %s;' % (pad, p, self.rng.choice(objs)))
+            target, _ = member_of(p)
+            e, _ = self.squash(inner, 2)
+            body.append('%s  %s %s %s;' % (pad, target,
+                                           self.rng.choice(['=', '+=', '*=']), e))
+            if self.get_t and self.chance(0.3):
+                e, _ = self.expr(inner, 1)
+                body.append('%s  %s.put(%s);' % (pad, p, e))
+            lines.append('%sfor (%s &%s : %s) {' % (pad, self.rng.choice(['auto', 'S']),
+                                                    p, name))
+            lines += body
+            lines.append('%s}' % pad)
+        # Read.
+        p = self.fresh('p')
+        inner = sc.copy()
+        inner.rdepth += 1
+        kind = self.rng.choice(['const auto &', 'const S &', 'S ', 'auto '])
+        inner.add_object(p, self.members, writable=not kind.startswith('const'))
+        if self.get_t and self.chance(0.3):
+            e, _ = self.expr(inner, 1)
+            first = '%s.get(%s)' % (p, e)
+        else:
+            first, _ = member_of(p)
+        sq, _ = self.squash(inner, 1)
+        term = '(%s %s %s)' % (first, self.rng.choice(['*', '+', '-']), sq)
+        targets = [x.name for x in sc.vars if x.assignable]
+        acc = self.accumulator(sc, lines, pad, targets)
+        forced = '%s  %s += %s;' % (pad, acc, term)
+        body = self.block(inner, self.rng.randint(0, 2), indent + 1, True, ret_t)
+        body = [forced] + body if self.chance(0.5) else body + [forced]
+        lines.append('%sfor (%s%s : %s) {' % (pad, kind, p, name))
+        lines += body
+        lines.append('%s}' % pad)
+        return lines
+
     def stmt(self, sc, indent, in_loop, ret_t, budget):
         pad = '  ' * indent
         if self.on('lambdas') and self.lrng.random() < 0.1:
             return self.lambda_def(sc, pad)
+        if self.on('rangefor') and indent < 4 and len(sc.loops) + sc.rdepth < 2 \
+                and self.frng.random() < 0.08:
+            return self.with_rng(self.frng, lambda: self.range_for(sc, indent, ret_t))
         ds = 2
         assignable = [v for v in sc.vars if v.assignable]
         writable = [a for a in sc.arrays if a.writable and a.readable]
@@ -585,9 +840,9 @@ class Generator:
             kinds += ['constarr'] * 2
         if self.on('branches') and indent < 4:
             kinds += ['if'] * 2
-        if self.on('loops') and indent < 4 and len(sc.loops) < 2:
+        if self.on('loops') and indent < 4 and len(sc.loops) + sc.rdepth < 2:
             kinds += ['for'] * 2
-        if self.on('while') and indent < 4 and len(sc.loops) < 2:
+        if self.on('while') and indent < 4 and len(sc.loops) + sc.rdepth < 2:
             kinds += ['while']
         if self.on('voidhelpers') and any(h.void and not h.custom for h in self.helpers) \
                 and writable:
@@ -656,7 +911,7 @@ class Generator:
                 lines = ['%s%s %s[%d];' % (pad, self.ctype(t), name, L),
                          '%sfor (int %s = 0; %s < %d; ++%s)' % (pad, i, i, L, i),
                          '%s  %s[%s] = %s;' % (pad, name, i, e)]
-            sc.arrays.append(Arr(name, t, L, True, True))
+            sc.arrays.append(Arr(name, t, L, True, True, fixed=True))
             return lines
         if k == 'constarr':
             self.const_arrays -= 1
@@ -668,7 +923,7 @@ class Generator:
             vals = [v.replace('f', '%sf%') if v.endswith('f') else v for v in vals]
             if self.chance(0.3):
                 vals = [str(self.rng.choice([1, 2, 3])) for _ in range(self.L)]
-            sc.arrays.append(Arr(name, t, self.L, True, False))
+            sc.arrays.append(Arr(name, t, self.L, True, False, fixed=True))
             return ['%sconst %s %s[%d] = {%s};' % (pad, self.ctype(t), name, self.L,
                                                    ', '.join(vals))]
         if k == 'if':
@@ -1026,7 +1281,7 @@ class Generator:
                 lines += ['  %s %s[1] = {0};' % (T, a),
                           '  %s(%s, %s);' % (h.name, a, e2),
                           '  %s %s = %s[0];' % (T, v, a)]
-                sc.arrays.append(Arr(a, h.arr_param, 1, True, True))
+                sc.arrays.append(Arr(a, h.arr_param, 1, True, True, fixed=True))
             else:
                 T = self.ctype(h.ret)
                 lines.append('  %s %s = %s(%s, %s);' % (T, v, h.name, e1, e2))
@@ -1121,8 +1376,11 @@ class Program:
         table['%NS%'] = self.ns + '_path'
         text = '%s\n%s%s {\n%s\n}\n' % (self.helpers, self.tmpl_head, self.sig,
                                           self.body)
-        return 'namespace %s_path {\n%s} // namespace %s_path\n' % (
-            self.ns, render(text, table), self.ns)
+        # (PATH_SELECT itself calls std::max... and is not rendered.)
+        sel = PATH_SELECT if any(f in text for f in (
+            'std::max', 'std::min', 'std::clamp', 'std::abs')) else ''
+        return 'namespace %s_path {\n%s%s} // namespace %s_path\n' % (
+            self.ns, sel, render(text, table), self.ns)
 
     def source(self, clone=False):
         """The program's namespace (the clone's when clone is set)."""
