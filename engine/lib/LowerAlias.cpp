@@ -43,12 +43,14 @@ void valuesRead(const Stmt *S, VarSet &Out) {
 }
 
 /// Something in S that a place built from these variables cannot follow:
-/// a call, a conditional, a lambda.
+/// a call, a conditional, a lambda. An element of a container (x[i]) is a
+/// place like a[i].
 bool hasUnfollowable(const Stmt *S) {
   if (!S)
     return false;
   if (isa<CallExpr, ConditionalOperator, BinaryConditionalOperator,
-          LambdaExpr, StmtExpr>(S))
+          LambdaExpr, StmtExpr>(S) &&
+      !isContainerElementCall(S))
     return true;
   for (const Stmt *C : S->children())
     if (hasUnfollowable(C))
@@ -106,6 +108,38 @@ const VarDecl *firstWritten(const Stmt *S, const VarSet &Vars) {
   return nullptr;
 }
 
+/// What Clang's HasSideEffects says, except that an element of a container
+/// (a call of operator[], at, front, back or data) has none of its own.
+bool containsElementCall(const Stmt *S) {
+  if (!S)
+    return false;
+  if (isContainerElementCall(S))
+    return true;
+  for (const Stmt *C : S->children())
+    if (containsElementCall(C))
+      return true;
+  return false;
+}
+
+bool hasSideEffects(const Expr *E, const ASTContext &Ctx) {
+  if (!containsElementCall(E))
+    return E->HasSideEffects(Ctx);
+  // Nodes with no effect of their own around the element: look inside.
+  bool Transparent = isContainerElementCall(E) ||
+                     isa<ParenExpr, ImplicitCastExpr, ArraySubscriptExpr,
+                         MemberExpr, DeclRefExpr>(E);
+  if (const auto *UO = dyn_cast<UnaryOperator>(E))
+    Transparent = !UO->isIncrementDecrementOp();
+  if (const auto *BO = dyn_cast<BinaryOperator>(E))
+    Transparent = !BO->isAssignmentOp();
+  if (!Transparent)
+    return true;
+  for (const Stmt *C : E->children())
+    if (const auto *CE = dyn_cast_or_null<Expr>(C); CE && hasSideEffects(CE, Ctx))
+      return true;
+  return false;
+}
+
 } // namespace
 
 /// True if S reads a value from memory rather than from a variable
@@ -130,7 +164,7 @@ std::string FunctionLowering::aliasProblem(const VarDecl *VD) {
   bool Reference = VD->getType()->isReferenceType();
   if (!Init)
     return "declared without a value";
-  if (Init->HasSideEffects(Ctx) || hasUnfollowable(Init))
+  if (hasSideEffects(Init, Ctx) || hasUnfollowable(Init))
     return "its initialiser calls a function or chooses between places";
   if (Reference && !Init->isGLValue())
     return "bound to a value";
@@ -159,7 +193,7 @@ std::string FunctionLowering::aliasProblem(const VarDecl *VD) {
 }
 
 std::string FunctionLowering::placeProblem(const Expr *Place, const Stmt *S) {
-  if (Place->HasSideEffects(Ctx) || hasUnfollowable(Place))
+  if (hasSideEffects(Place, Ctx) || hasUnfollowable(Place))
     return "it calls a function or chooses between places";
   VarSet Watched;
   valuesRead(Place, Watched);

@@ -237,6 +237,19 @@ ExprP FunctionLowering::lowerContainerArg(const clang::Expr *A, QualType ParamTy
   return nullptr;
 }
 
+bool isContainerElementCall(const clang::Stmt *S) {
+  const auto *E = dyn_cast<CallExpr>(S);
+  const CXXMethodDecl *Method = nullptr;
+  if (!E || !containerObject(E, Method))
+    return false;
+  if (Method->getOverloadedOperator() == OO_Subscript)
+    return true;
+  if (!Method->getIdentifier())
+    return false;
+  StringRef Name = Method->getName();
+  return Name == "at" || Name == "front" || Name == "back" || Name == "data";
+}
+
 bool FunctionLowering::lowerContainerCall(const CallExpr *E, ir::Block &Pre,
                                           ExprP &Out) {
   Out = nullptr;

@@ -143,6 +143,22 @@ hidden(const std::vector<double> &W, const std::vector<double> &x, int width) {
   return s + q[0] * q[1] + q[2] + dot(sq, half);
 }
 
+// Local references and pointers into containers: an element by reference
+// (read and written), the storage as a pointer.
+[[fluxion::grad]] [[fluxion::jvp]] void element_refs(
+    const std::vector<double> &x, std::vector<double> &y) {
+  double &r = y[1];
+  const double &c = x.front();
+  double *w = y.data();
+  r = c * x[1];
+  r += 2 * c;
+  w[0] = std::sin(r) * x.back();
+  std::vector<double> t(x.size());
+  double &first = t[0];
+  first = w[0] * w[0];
+  y[2] = first + c;
+}
+
 // A dense Hessian (lanes) of a function with a local std::vector.
 [[fluxion::hessian]] double local_hessian(const double x[3]) {
   std::vector<double> t(3);
@@ -264,6 +280,14 @@ TEST(Containers, LocalContainers) {
   auto H = fluxion::check_hvp(ctr::hidden, ctr::hidden_hvp, W0,
                               std::vector<double>{0.7, -1.1}, 3);
   EXPECT_TRUE(H.ok()) << H;
+}
+
+TEST(Containers, ReferencesToElements) {
+  std::vector<double> y(3);
+  auto R = fluxion::check_vjp(ctr::element_refs, ctr::element_refs_vjp, X0, y);
+  EXPECT_TRUE(R.ok()) << R;
+  auto J = fluxion::check_jvp(ctr::element_refs, ctr::element_refs_jvp, X0, y);
+  EXPECT_TRUE(J.ok()) << J;
 }
 
 TEST(Containers, LocalContainerDenseHessian) {

@@ -251,6 +251,9 @@ clang::QualType containerElement(clang::QualType T);
 std::optional<uint64_t> containerFixedSize(clang::QualType T);
 /// V stands for the elements of a container parameter.
 bool isContainerStorageVar(const ir::Var *V);
+/// x[i], x.at(i), x.front(), x.back() or x.data() on a std::vector or
+/// std::array: a place in the container, like a[i] for an array.
+bool isContainerElementCall(const clang::Stmt *S);
 /// Why class T cannot be differentiated (a pointer to reals among its
 /// members, a base class, a member of a library type, ...), naming the
 /// member; empty when it is a struct of reals or of integers only.
