@@ -71,6 +71,9 @@ FEATURES = {
                  'template <int K> called as h<1>, h<2>, ... in one function',
     'minmax': 'std::min, std::max (deduced, or std::max<T> with converted arguments), '
               'std::clamp with ordered ends and std::abs on floating operands',
+    'containers': 'std::vector parameters: some runtime-length inputs and outputs '
+                  'are const std::vector<T>& / std::vector<T>& (indexed, passed to '
+                  'helpers as .data(), walked by range-based for)',
     'rangefor': 'range-based for over arrays of known size (local arrays, struct '
                 'member arrays, local arrays of S): by value, by const reference, '
                 'by reference writing the elements',
@@ -182,6 +185,7 @@ class Param:
         self.active = kind != 'I'
         self.value = None  # float (S), int (I) or list (arrays, ST: flattened)
         self.ref = False   # S: passed as const T&
+        self.vec = False   # CP, OP: spelled as a std::vector of length L
         self.members = []  # ST: the struct's members
         self.tparam = False  # S: of f's template parameter type T
 
@@ -206,8 +210,12 @@ class Param:
         if self.kind in ('S', 'I'):
             return '%s %s' % (T, self.name)
         if self.kind == 'CP':
+            if self.vec:
+                return 'const std::vector<%s> &%s' % (T, self.name)
             return 'const %s *%s' % (T, self.name)
         if self.kind == 'OP':
+            if self.vec:
+                return 'std::vector<%s> &%s' % (T, self.name)
             return '%s *%s' % (T, self.name)
         if self.kind == 'CA':
             return 'const %s %s[%d]' % (T, self.name, self.length)
@@ -220,12 +228,21 @@ class Var:
 
 
 class Arr:
-    def __init__(self, name, t, length, readable, writable, fixed=False):
+    def __init__(self, name, t, length, readable, writable, fixed=False,
+                 vec=False):
         self.name, self.t, self.length = name, t, length
         self.readable, self.writable = readable, writable
-        # An array of known size (a local array, a member array): a range
-        # for can walk it. Array parameters are pointers, as are aliases.
+        # An array of known size (a local array, a member array, a
+        # std::vector parameter): a range for can walk it. Array parameters
+        # are pointers, as are aliases.
         self.fixed = fixed
+        # A std::vector: passed on as a pointer through .data(), and no
+        # local pointer or reference aliases it.
+        self.vec = vec
+
+    @property
+    def ptr(self):
+        return self.name + '.data()' if self.vec else self.name
 
 
 class Helper:
@@ -295,6 +312,7 @@ class Generator:
         self.lrng = random.Random(seed * 7919 + 29)  # likewise for lambdas
         self.mrng = random.Random(seed * 7919 + 31)  # std::min/max/clamp/abs
         self.frng = random.Random(seed * 7919 + 37)  # range-based for
+        self.crng = random.Random(seed * 7919 + 41)  # std::vector parameters
         self.f = set(features)
         self.types = [t for t in FLOAT_TYPES
                       if {'f': 'float', 'd': 'double', 'l': 'longdouble'}[t] in self.f]
@@ -483,7 +501,7 @@ class Generator:
         if h.arr_param is not None:
             a = self.rng.choice([a for a in sc.arrays
                                  if a.readable and a.t == h.arr_param])
-            args.append(a.name)
+            args.append(a.ptr)
         for pt in h.params:
             if self.on('nested') and depth > 0 and self.chance(0.3):
                 sub = self.call(sc, depth - 1)
@@ -960,7 +978,7 @@ class Generator:
             if not arrs:
                 return []
             a = self.rng.choice(arrs)
-            args = ['%s[%s]' % (a.name, self.index(sc, a)) if h.ref_out else a.name]
+            args = ['%s[%s]' % (a.name, self.index(sc, a)) if h.ref_out else a.ptr]
             for pt in h.params:
                 e, _ = self.expr(sc, 1)
                 args.append(e)
@@ -1014,7 +1032,7 @@ class Generator:
             sc.vars.append(Var(name, a.t))
             return ['%s%s &%s = %s[%s];' % (pad, T, name, a.name, idx)]
         sc.arrays.append(Arr(name, a.t, a.length, True, True))
-        return ['%s%s *%s = %s;' % (pad, T, name, a.name)]
+        return ['%s%s *%s = %s;' % (pad, T, name, a.ptr)]
 
     # -- helpers --------------------------------------------------------
     def gen_helper(self, idx):
@@ -1192,6 +1210,9 @@ class Generator:
         for j, kind in enumerate(kinds):
             nm = {'CP': 'p', 'CA': 'a', 'OP': 'y', 'OA': 'z', 'RA': 'b'}[kind]
             params.append(Param(nm, kind, self.ftype(), self.L))
+            if kind in ('CP', 'OP') and self.on('containers') and \
+                    self.crng.random() < 0.4:
+                params[-1].vec = True
         if self.members:
             st = Param('s', 'ST', self.members[0].t if self.members[0].t != 'i'
                        else self.members[1].t)
@@ -1252,7 +1273,8 @@ class Generator:
             elif p.kind == 'I':
                 sc.ints.append(p.name)
             elif p.kind in ('CP', 'CA', 'RA'):
-                sc.arrays.append(Arr(p.name, p.t, p.length, True, False))
+                sc.arrays.append(Arr(p.name, p.t, p.length, True, False,
+                                     fixed=p.vec, vec=p.vec))
             elif p.kind == 'ST':
                 sc.add_struct(p.name, p.members)
         lines = []
@@ -1265,7 +1287,8 @@ class Generator:
                 e, _ = self.expr(inner, 2)
                 lines += ['  for (int %s = 0; %s < %s; ++%s)' % (i, i, self.bound, i),
                           '    %s[%s] = %s;' % (p.name, i, e)]
-                sc.arrays.append(Arr(p.name, p.t, p.length, True, True))
+                sc.arrays.append(Arr(p.name, p.t, p.length, True, True,
+                                     fixed=p.vec, vec=p.vec))
         forced = []
         for h in self.helpers:
             if '_vjp' not in self.rules or not h.name.startswith('s%dc' % self.seed):
