@@ -1,5 +1,6 @@
 // GMM objective (ADBench), written the way a C++ user writes it: pointers,
-// loops, small helper functions (those of ADBench's C++ reference), and local
+// loops, small helper functions (those of ADBench's C++ reference, in
+// gmm_helpers.hpp, shared with gmm_vector.cpp), and local
 // arrays sized for the largest problem (Fluxion differentiates fixed-size
 // local arrays; a local pointer to heap memory is not supported). Compiled
 // with the Fluxion plugin, which generates gmm_objective_grad /
@@ -10,54 +11,12 @@
 
 #include <cmath>
 
+#include "gmm_helpers.hpp"
+
 using adbench::GmmMaxD;
 using adbench::GmmMaxK;
 
-static double sqnorm(int n, const double *v) {
-  double s = 0;
-  for (int i = 0; i < n; ++i)
-    s += v[i] * v[i];
-  return s;
-}
-
-static double logsumexp(int n, const double *v) {
-  double mx = v[0];
-  for (int i = 1; i < n; ++i)
-    if (v[i] > mx)
-      mx = v[i];
-  double s = 0;
-  for (int i = 0; i < n; ++i)
-    s += std::exp(v[i] - mx);
-  return std::log(s) + mx;
-}
-
-// log of the multivariate gamma function Gamma_p(a); constant here (it only
-// depends on d and m).
-static double log_gamma_distrib(double a, int p) {
-  double out = 0.25 * p * (p - 1) * std::log(M_PI);
-  for (int j = 1; j <= p; ++j)
-    out += std::lgamma(a + 0.5 * (1 - j));
-  return out;
-}
-
-static void subtract(int d, const double *x, const double *y, double *out) {
-  for (int id = 0; id < d; ++id)
-    out[id] = x[id] - y[id];
-}
-
-// out = Q x, Q = diag(qdiag) + the strictly lower triangle ltri (stored
-// column by column).
-static void qtimesx(int d, const double *qdiag, const double *ltri,
-                    const double *x, double *out) {
-  for (int id = 0; id < d; ++id)
-    out[id] = qdiag[id] * x[id];
-  int cur = 0;
-  for (int i = 0; i < d; ++i)
-    for (int j = i + 1; j < d; ++j) {
-      out[j] += ltri[cur] * x[i];
-      ++cur;
-    }
-}
+using namespace adbench::gmm_helpers;
 
 // Wishart prior on the inverse covariances.
 static double log_wishart_prior(int d, int k, double wishart_gamma,

@@ -11,14 +11,11 @@
 
 #include <cmath>
 
+#include "gmm_helpers.hpp"
+
 namespace {
 
-double sqnorm(int n, const double *v) {
-  double s = 0;
-  for (int i = 0; i < n; ++i)
-    s += v[i] * v[i];
-  return s;
-}
+using namespace adbench::gmm_helpers;
 
 double logsumexp(const std::vector<double> &v) {
   double mx = v[0];
@@ -29,30 +26,6 @@ double logsumexp(const std::vector<double> &v) {
   for (double e : v)
     s += std::exp(e - mx);
   return std::log(s) + mx;
-}
-
-double log_gamma_distrib(double a, int p) {
-  double out = 0.25 * p * (p - 1) * std::log(M_PI);
-  for (int j = 1; j <= p; ++j)
-    out += std::lgamma(a + 0.5 * (1 - j));
-  return out;
-}
-
-void subtract(int d, const double *x, const double *y, double *out) {
-  for (int id = 0; id < d; ++id)
-    out[id] = x[id] - y[id];
-}
-
-void qtimesx(int d, const double *qdiag, const double *ltri, const double *x,
-             double *out) {
-  for (int id = 0; id < d; ++id)
-    out[id] = qdiag[id] * x[id];
-  int cur = 0;
-  for (int i = 0; i < d; ++i)
-    for (int j = i + 1; j < d; ++j) {
-      out[j] += ltri[cur] * x[i];
-      ++cur;
-    }
 }
 
 double log_wishart_prior(int d, int k, double wishart_gamma, int wishart_m,

@@ -29,33 +29,24 @@ using IfFloat = std::enable_if_t<std::is_floating_point_v<T>, int>;
 // when they are equivalent, and when the comparison involves a NaN), and
 // clamp(v, lo, hi) is `v < lo ? lo : hi < v ? hi : v`. Plain branches keep
 // the rules' own bodies differentiable: f_hvp differentiates them again.
-template <class T, minmax_detail::IfFloat<T> = 0>
-inline T max_vjp(const T &a, const T &b, T seed, T *d_a, T *d_b) {
-  if (a < b) {
-    *d_b += seed;
-    return b;
+#define FLUXION_SELECT_RULE_2(NAME, SECOND_WINS)                               \
+  template <class T, minmax_detail::IfFloat<T> = 0>                            \
+  inline T NAME##_vjp(const T &a, const T &b, T seed, T *d_a, T *d_b) {        \
+    if (SECOND_WINS) {                                                         \
+      *d_b += seed;                                                            \
+      return b;                                                                \
+    }                                                                          \
+    *d_a += seed;                                                              \
+    return a;                                                                  \
+  }                                                                            \
+  template <class T, minmax_detail::IfFloat<T> = 0>                            \
+  inline T NAME##_jvp(const T &a, const T &b, T t_a, T t_b) {                  \
+    return (SECOND_WINS) ? t_b : t_a;                                          \
   }
-  *d_a += seed;
-  return a;
-}
-template <class T, minmax_detail::IfFloat<T> = 0>
-inline T max_jvp(const T &a, const T &b, T t_a, T t_b) {
-  return a < b ? t_b : t_a;
-}
 
-template <class T, minmax_detail::IfFloat<T> = 0>
-inline T min_vjp(const T &a, const T &b, T seed, T *d_a, T *d_b) {
-  if (b < a) {
-    *d_b += seed;
-    return b;
-  }
-  *d_a += seed;
-  return a;
-}
-template <class T, minmax_detail::IfFloat<T> = 0>
-inline T min_jvp(const T &a, const T &b, T t_a, T t_b) {
-  return b < a ? t_b : t_a;
-}
+FLUXION_SELECT_RULE_2(max, a < b)
+FLUXION_SELECT_RULE_2(min, b < a)
+#undef FLUXION_SELECT_RULE_2
 
 // clamp(v, lo, hi) returns lo below the range, hi above it and v inside it,
 // its ends included (the derivative then goes to v).
