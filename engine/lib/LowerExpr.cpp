@@ -584,13 +584,9 @@ ExprP FunctionLowering::lowerConditional(const ConditionalOperator *E,
   return ref(T);
 }
 
-/// True for std::NAME when the runtime declares the marker
-/// fluxion::custom::NAME_position (algorithm.hpp): the call returns a
-/// position in the range that starts at its first argument.
-bool FunctionLowering::returnsPositionInFirstRange(const FunctionDecl *Callee) {
-  if (!Callee->getIdentifier() || !Callee->isInStdNamespace() ||
-      !Callee->getReturnType()->isPointerType())
-    return false;
+/// The runtime's namespace fluxion::custom (derivative rules, markers), if
+/// the translation unit has it.
+static DeclContext *customNamespace(ASTContext &Ctx) {
   auto Find = [&](DeclContext *DC, StringRef Name) -> DeclContext * {
     for (NamedDecl *D : DC->lookup(&Ctx.Idents.get(Name)))
       if (auto *NS = dyn_cast<NamespaceDecl>(D))
@@ -598,7 +594,17 @@ bool FunctionLowering::returnsPositionInFirstRange(const FunctionDecl *Callee) {
     return nullptr;
   };
   DeclContext *Fluxion = Find(Ctx.getTranslationUnitDecl(), "fluxion");
-  DeclContext *Custom = Fluxion ? Find(Fluxion, "custom") : nullptr;
+  return Fluxion ? Find(Fluxion, "custom") : nullptr;
+}
+
+/// True for std::NAME when the runtime declares the marker
+/// fluxion::custom::NAME_position (algorithm.hpp): the call returns a
+/// position in the range that starts at its first argument.
+bool FunctionLowering::returnsPositionInFirstRange(const FunctionDecl *Callee) {
+  if (!Callee->getIdentifier() || !Callee->isInStdNamespace() ||
+      !Callee->getReturnType()->isPointerType())
+    return false;
+  DeclContext *Custom = customNamespace(Ctx);
   if (!Custom)
     return false;
   std::string Marker = (Callee->getName() + "_position").str();
@@ -610,14 +616,7 @@ bool FunctionLowering::returnsPositionInFirstRange(const FunctionDecl *Callee) {
 /// is looked up: whether a rule fits a call is overload resolution's
 /// business (CustomRules.cpp), which reports a rule that does not.
 static bool hasRuleNamed(ASTContext &Ctx, StringRef Stem) {
-  auto Find = [&](DeclContext *DC, StringRef Name) -> DeclContext * {
-    for (NamedDecl *D : DC->lookup(&Ctx.Idents.get(Name)))
-      if (auto *NS = dyn_cast<NamespaceDecl>(D))
-        return NS;
-    return nullptr;
-  };
-  DeclContext *Fluxion = Find(Ctx.getTranslationUnitDecl(), "fluxion");
-  DeclContext *Custom = Fluxion ? Find(Fluxion, "custom") : nullptr;
+  DeclContext *Custom = customNamespace(Ctx);
   if (!Custom)
     return false;
   for (const char *Suffix : {"_vjp", "_jvp", "_fwd"})
@@ -641,11 +640,12 @@ static bool isConstantBuiltin(const FunctionDecl *FD) {
   return true;
 }
 
-/// True when the value of E, a call returning a reference, is only read:
-/// it is converted to a value, or passed to a `const T&` parameter (the
-/// nested std::max(std::max(a, b), c)). Then the call may be lowered as if
-/// it returned by value; a reference kept (`const double &r = std::max(a,
-/// b)`) would see later writes to a or b, which a copy does not.
+/// Glvalues the lowering converts to a value or binds to a `const T&`
+/// parameter (the nested std::max(std::max(a, b), c)), noted as it meets
+/// them: a call returning a reference there may be lowered as if it
+/// returned by value; a reference kept (`const double &r = std::max(a, b)`)
+/// would see later writes to a or b, which a copy does not. (Clang's parent
+/// map cannot tell: it is built once, before later functions exist.)
 void FunctionLowering::noteRead(const clang::Expr *E) {
   E = E->IgnoreParens();
   if (const auto *CO = dyn_cast<ConditionalOperator>(E)) {
@@ -671,38 +671,7 @@ void FunctionLowering::noteConvertedToValue(const clang::Expr *E) {
 }
 
 bool FunctionLowering::resultOnlyRead(const clang::Expr *E) {
-  // What lowering saw converted to a value or bound to a const T&
-  // (noteRead); Clang's parent map, built once, does not know code parsed
-  // or instantiated after its first use.
-  if (OnlyRead.count(E))
-    return true;
-  const clang::Expr *Child = E;
-  for (;;) {
-    auto Parents = Ctx.getParents(*Child);
-    if (Parents.size() != 1)
-      return false;
-    const auto *P = Parents[0].get<clang::Expr>();
-    if (!P)
-      return false;
-    if (isa<ParenExpr>(P)) {
-      Child = P;
-      continue;
-    }
-    if (const auto *IC = dyn_cast<ImplicitCastExpr>(P))
-      return IC->getCastKind() == CK_LValueToRValue;
-    const auto *Call = dyn_cast<CallExpr>(P);
-    const FunctionDecl *FD = Call ? Call->getDirectCallee() : nullptr;
-    if (!FD || isa<CXXMethodDecl>(FD) || isa<CXXOperatorCallExpr>(Call))
-      return false;
-    for (unsigned I = 0; I < Call->getNumArgs() && I < FD->getNumParams();
-         ++I)
-      if (Call->getArg(I) == Child) {
-        QualType T = FD->getParamDecl(I)->getType();
-        return T->isLValueReferenceType() &&
-               T->getPointeeType().isConstQualified();
-      }
-    return false;
-  }
+  return OnlyRead.count(E);
 }
 
 /// Lowers the arguments of a call to Callee after the Args already there

@@ -205,6 +205,8 @@ ExprP FunctionLowering::lowerLambdaCall(const CallExpr *E, Block &Pre) {
       Aliases[P] = Arg;
       continue;
     }
+    if (T->isReferenceType()) // a const T&: only read
+      noteRead(Arg);
     T = T.getNonReferenceType().getUnqualifiedType();
     if (!checkType(T, P->getLocation(), "lambda parameter"))
       return nullptr;
