@@ -12,7 +12,9 @@
 #    differentiated code calls, or the source, runs fluxion-gen again;
 #  - with clangd-19 when installed: clangd --check reports no error in
 #    main.cpp with the compile database of fluxion_declarations (and the
-#    call to energy_grad as an error with CMake's own);
+#    call to energy_grad as an error with CMake's own), and clangd completes
+#    the call with energy_grad's parameters and shows them as signature help
+#    (clangd_complete.py; not with CMake's own database);
 #  - with clang++-14 when installed: find_package fails with the error
 #    naming Clang 19, and FLUXION_USE_PLUGIN=OFF builds through fluxion-gen
 #    (with the Makefile generator, and C++20 through CXX_STANDARD rather
@@ -71,8 +73,9 @@ build_and_run() {
 }
 
 # check_clangd NAME: clangd reports no error in main.cpp with the database of
-# fluxion_declarations, and (a check of the check) the energy_grad call as
-# an error with CMake's own.
+# fluxion_declarations and completes a partly typed call with energy_grad and
+# its parameters, and (a check of the check) with CMake's own database it
+# reports the energy_grad call as an error and does not offer energy_grad.
 clangd=$(command -v clangd-19 || true)
 check_clangd() {
   local name=$1
@@ -93,6 +96,18 @@ check_clangd() {
   fi
   grep -q "undeclared identifier 'energy_grad'" "$work/$name.clangd-plain.log" ||
     fail "$name: not the expected clangd error without the declarations"
+  if ! command -v python3 > /dev/null; then
+    step "$name: python3 not installed, clangd's completion not checked"
+    return
+  fi
+  python3 "$here/clangd_complete.py" "$clangd" "$work/$name/fluxion-clangd" \
+    "$work/$name-src/main.cpp" energy_grad > "$work/$name.clangd-complete.log" 2>&1 ||
+    { cat "$work/$name.clangd-complete.log"
+      fail "$name: clangd does not complete energy_grad with its signature"; }
+  python3 "$here/clangd_complete.py" --absent "$clangd" "$work/$name" \
+    "$work/$name-src/main.cpp" energy_grad > "$work/$name.clangd-complete-plain.log" 2>&1 ||
+    { cat "$work/$name.clangd-complete-plain.log"
+      fail "$name: clangd's completion, without the declarations, is not as expected"; }
 }
 
 step "install $build"
