@@ -1,5 +1,6 @@
 //===- FluxionConsumer.cpp - The Sema hooks shared by plugin and tool ------===//
 #include "FluxionConsumer.h"
+#include "CallSites.h"
 #include "PluginState.h"
 #include "fluxion/engine/SourcePrinter.h"
 
@@ -72,6 +73,8 @@ void FluxionConsumer::InitializeSema(Sema &S) {
     if (Opts.OnGenerated)
       Opts.OnGenerated(FD);
   };
+  Sites = std::make_unique<CallSites>(S, *Diff);
+  Sites->OnBound = Opts.OnCallSite;
   registerDifferentiator(S, Diff.get());
   S.addExternalSource(new UndefinedFilter(*Diff));
 }
@@ -85,8 +88,10 @@ void FluxionConsumer::ForgetSema() {
 bool FluxionConsumer::HandleTopLevelDecl(DeclGroupRef DG) {
   if (Forwarding || !Diff)
     return true;
-  for (Decl *D : DG)
+  for (Decl *D : DG) {
     visit(D);
+    Sites->visit(D);
+  }
   return true;
 }
 
@@ -94,6 +99,7 @@ void FluxionConsumer::HandleTranslationUnit(ASTContext &) {
   if (!Diff)
     return;
   Diff->finish();
+  Sites->finish();
   if (Opts.OnFinished)
     Opts.OnFinished(*Sema_, *Diff);
 }

@@ -17,7 +17,13 @@
 #include <functional>
 #include <memory>
 
+namespace clang {
+class CallExpr;
+} // namespace clang
+
 namespace fluxion {
+
+class CallSites;
 
 struct ConsumerOptions {
   /// Print every generated function to stderr.
@@ -31,6 +37,11 @@ struct ConsumerOptions {
   /// Called at the end of the translation unit, once every derivative is
   /// defined, before the rest of the consumer chain sees its end.
   std::function<void(clang::Sema &, const Differentiator &)> OnFinished;
+  /// Called with each call-site form (fluxion::grad(f), ...) and the
+  /// generated function whose address it now passes.
+  std::function<void(const clang::CallExpr *, clang::FunctionDecl *,
+                     const clang::Decl *)>
+      OnCallSite;
 };
 
 class FluxionConsumer : public clang::SemaConsumer {
@@ -53,6 +64,7 @@ private:
   ConsumerOptions Opts;
   clang::Sema *Sema_ = nullptr;
   std::unique_ptr<Differentiator> Diff;
+  std::unique_ptr<CallSites> Sites;
   bool Forwarding = false;
 };
 

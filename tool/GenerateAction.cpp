@@ -9,6 +9,7 @@
 #include "clang/AST/Attr.h"
 #include "clang/AST/Decl.h"
 #include "clang/AST/DeclTemplate.h"
+#include "clang/AST/Expr.h"
 #include "clang/Frontend/CompilerInstance.h"
 #include "clang/Frontend/FrontendAction.h"
 #include "clang/Lex/Lexer.h"
@@ -117,8 +118,8 @@ class GenerateConsumer : public FluxionConsumer {
 public:
   GenerateConsumer(CompilerInstance &CI, PlacementRecorder &Recorder,
                    const SourcePrintOptions &Opts, GeneratedOutput &Output)
-      : FluxionConsumer(consumerOptions(Recorder)), CI(CI), Recorder(Recorder),
-        Opts(Opts), Output(Output) {
+      : FluxionConsumer(consumerOptions(CI, Recorder, CallSiteEdits)), CI(CI),
+        Recorder(Recorder), Opts(Opts), Output(Output) {
     CI.getPreprocessor().addPPCallbacks(std::make_unique<FluxionPragmaEraser>(
         CI.getSourceManager(), PragmaEdits));
   }
@@ -145,6 +146,7 @@ public:
     if (!Placements.empty()) {
       Edits = AnnotationEraser(Ctx).edits(Ctx.getTranslationUnitDecl());
       Edits.insert(Edits.end(), PragmaEdits.begin(), PragmaEdits.end());
+      Edits.insert(Edits.end(), CallSiteEdits.begin(), CallSiteEdits.end());
       std::sort(Edits.begin(), Edits.end(),
                 [](const TextEdit &A, const TextEdit &B) {
                   return A.Offset < B.Offset;
@@ -157,8 +159,35 @@ public:
   }
 
 private:
-  static ConsumerOptions consumerOptions(PlacementRecorder &Recorder) {
+  static ConsumerOptions consumerOptions(CompilerInstance &CI,
+                                         PlacementRecorder &Recorder,
+                                         std::vector<TextEdit> &CallSiteEdits) {
     ConsumerOptions ConsumerOpts;
+    ConsumerOpts.OnCallSite = [&CI, &Recorder, &CallSiteEdits](
+                                  const CallExpr *Form,
+                                  FunctionDecl *Generated,
+                                  const Decl *User) {
+      std::optional<TextEdit> Edit = callSiteEdit(CI, Form, Generated);
+      if (!Edit)
+        return;
+      // A form in a template is written once for all its instances.
+      for (const TextEdit &Other : CallSiteEdits)
+        if (Other.Offset == Edit->Offset) {
+          if (Other.Text != Edit->Text) {
+            DiagnosticsEngine &Diags = CI.getDiagnostics();
+            Diags.Report(Form->getExprLoc(),
+                         Diags.getCustomDiagID(
+                             DiagnosticsEngine::Error,
+                             "fluxion-gen cannot write a call-site form whose "
+                             "function depends on template parameters; make "
+                             "the derivative outside the template and pass it "
+                             "in, or compile with the plugin"));
+          }
+          return;
+        }
+      CallSiteEdits.push_back(std::move(*Edit));
+      Recorder.usedByCallSite(Generated, User);
+    };
     ConsumerOpts.OnGenerated = [&Recorder](FunctionDecl *FD) {
       Recorder.defined(FD);
     };
@@ -214,11 +243,45 @@ private:
     return Problems.empty();
   }
 
+  /// The hidden argument of a call-site form, written out: the address of
+  /// the function it generated (`fluxion::grad(f)` becomes
+  /// `fluxion::grad(f, static_cast<double (*)(double, double *)>(&::f_grad))`,
+  /// whose object calls f_grad with its own type).
+  static std::optional<TextEdit> callSiteEdit(CompilerInstance &CI,
+                                              const CallExpr *Form,
+                                              FunctionDecl *Generated) {
+    const SourceManager &SM = CI.getSourceManager();
+    SourceLocation End = Form->getRParenLoc();
+    if (End.isMacroID() || !SM.isWrittenInMainFile(End)) {
+      DiagnosticsEngine &Diags = CI.getDiagnostics();
+      Diags.Report(Form->getExprLoc(),
+                   Diags.getCustomDiagID(
+                       DiagnosticsEngine::Error,
+                       "fluxion-gen can only write the derivative of a "
+                       "call-site form written in the main file, outside "
+                       "macros"));
+      return std::nullopt;
+    }
+    PrintingPolicy Policy(CI.getLangOpts());
+    Policy.SuppressTagKeyword = true;
+    Policy.PrintCanonicalTypes = true;
+    Policy.FullyQualifiedName = true;
+    ASTContext &Ctx = Generated->getASTContext();
+    std::string Type =
+        Ctx.getPointerType(Generated->getType()).getAsString(Policy);
+    std::string Text = ", static_cast<" + Type + ">(&::" +
+                       Generated->getQualifiedNameAsString() + ")";
+    // After the last argument; a call with none after f has a comma to add
+    // all the same.
+    return TextEdit{SM.getFileOffset(End), 0, Text};
+  }
+
   CompilerInstance &CI;
   PlacementRecorder &Recorder;
   const SourcePrintOptions &Opts;
   GeneratedOutput &Output;
   std::vector<TextEdit> PragmaEdits;
+  std::vector<TextEdit> CallSiteEdits;
 };
 
 class GenerateAction : public ASTFrontendAction {

@@ -205,6 +205,48 @@ void PlacementRecorder::defined(const FunctionDecl *FD) {
   Definitions.push_back(P);
 }
 
+void PlacementRecorder::usedByCallSite(const FunctionDecl *FD,
+                                       const Decl *User) {
+  auto It = DeclarationOf.find(FD);
+  if (It == DeclarationOf.end() ||
+      !Declarations[It->second].Like->isTemplateInstantiation() ||
+      FD->getPrimaryTemplate())
+    return;
+  // Before the outermost declaration (a namespace, a class, a function, a
+  // template) around the form.
+  const Decl *Outer = User;
+  for (const DeclContext *DC = User->getLexicalDeclContext();
+       DC && !DC->isTranslationUnit(); DC = DC->getLexicalParent())
+    Outer = cast<Decl>(DC);
+  if (const auto *Fn = dyn_cast<FunctionDecl>(Outer)) {
+    if (const FunctionDecl *Pattern = Fn->getTemplateInstantiationPattern())
+      Fn = Pattern;
+    Outer = Fn->getDescribedFunctionTemplate()
+                ? (const Decl *)Fn->getDescribedFunctionTemplate()
+                : Fn;
+  }
+  SourceLocation Begin = SM.getExpansionLoc(Outer->getBeginLoc());
+  if (!SM.isWrittenInMainFile(Begin))
+    return;
+  unsigned Offset = SM.getFileOffset(Begin);
+  size_t LineStart = Buffer.find_last_of("\n", Offset);
+  LineStart = LineStart == StringRef::npos ? 0 : LineStart + 1;
+  InsertPoint At{Offset, true};
+  if (Buffer.slice(LineStart, Offset).find_first_not_of(" \t") ==
+      StringRef::npos)
+    At = {static_cast<unsigned>(LineStart), false};
+  if (llvm::any_of(EarlyDeclarations, [&](const Placement &P) {
+        return P.FD == FD && P.At.Offset <= At.Offset;
+      }))
+    return;
+  Placement P;
+  P.FD = FD;
+  P.At = At;
+  P.Enclosing = FD->getTranslationUnitDecl();
+  P.Order = NextOrder++;
+  EarlyDeclarations.push_back(P);
+}
+
 Placement
 PlacementRecorder::placeDeclaration(const PendingDeclaration &D) const {
   // Next to a generated function (the dual of a split pair): where that one
@@ -287,6 +329,7 @@ std::vector<Placement> PlacementRecorder::placements() const {
   for (const Placement &P : Definitions)
     if (!Unused(P.FD))
       All.push_back(P);
+  All.insert(All.end(), EarlyDeclarations.begin(), EarlyDeclarations.end());
   std::sort(All.begin(), All.end(), [](const Placement &A, const Placement &B) {
     return std::make_pair(A.At.Offset, A.Order) <
            std::make_pair(B.At.Offset, B.Order);

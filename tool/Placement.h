@@ -76,6 +76,10 @@ public:
   void declared(const clang::FunctionDecl *FD, const clang::FunctionDecl *Like);
   /// The engine defined FD.
   void defined(const clang::FunctionDecl *FD);
+  /// A call-site form in User (a top-level declaration) takes FD's address:
+  /// if FD is declared after it (next to a template instance, which has no
+  /// text of its own), declare it before User's outermost declaration too.
+  void usedByCallSite(const clang::FunctionDecl *FD, const clang::Decl *User);
 
   /// Every placement, sorted by position and order. Declarations are placed
   /// now, when the extent of the declaration they follow is known.
@@ -112,6 +116,8 @@ private:
   /// while it defines functions.
   InsertPoint Current;
   unsigned NextOrder = 0;
+  /// Extra declarations before the call-site forms that use them.
+  std::vector<Placement> EarlyDeclarations;
   std::vector<PendingDeclaration> Declarations;
   /// Generated function -> its entry in Declarations.
   llvm::DenseMap<const clang::FunctionDecl *, size_t> DeclarationOf;

@@ -181,6 +181,19 @@ Differentiator::findUser(const FunctionDecl *FD,
   return nullptr;
 }
 
+Differentiator::UserEntry *
+Differentiator::findUser(const FunctionDecl *FD, Annotation::Kind K,
+                         const std::vector<bool> &Active) {
+  for (auto &E : Users)
+    if (E->K == K && E->Active == Active && isEntryFor(FD, *E))
+      return E.get();
+  return nullptr;
+}
+
+bool Differentiator::isEntryFor(const FunctionDecl *FD, const UserEntry &E) {
+  return llvm::is_contained(FD->redecls(), E.Annotated);
+}
+
 bool Differentiator::isUsed(const UserEntry &E) const {
   for (const FunctionDecl *D :
        {E.VJP, E.Grad, E.JVP, E.HVP, E.Hessian, E.Jacobian})
@@ -409,7 +422,23 @@ void Differentiator::annotate(FunctionDecl *FD, const Annotation &A) {
   // built from, or what [[fluxion::hessian]] also gives: one set of
   // functions serves both, which is only right if they differentiate the
   // same parameters. What a Hessian also gives yields to what is written.
-  if (UserEntry *Prev = findUser(FD, A.K)) {
+  UserEntry *Prev = findUser(FD, A.K);
+  // A call-site form shares the functions of an annotation (or another
+  // form) for the same parameters; for others it gets functions of its own
+  // (derivedName keeps their names apart).
+  if (Prev && A.CallSite) {
+    std::vector<bool> Active;
+    std::vector<VarDecl *> Globals;
+    if (!checkAnnotation(FD, A, Active, Globals))
+      return;
+    Prev = findUser(FD, A.K, Active);
+    if (Prev) {
+      if (!A.ForJacobian)
+        Prev->OnlyForJacobian = false;
+      return;
+    }
+  }
+  if (Prev) {
     if (!A.ForJacobian)
       Prev->OnlyForJacobian = false;
     std::vector<bool> Active;
@@ -427,17 +456,17 @@ void Differentiator::annotate(FunctionDecl *FD, const Annotation &A) {
     }
     return;
   }
-  // A redeclaration of an annotated function: the derivatives exist.
-  LookupResult Prev(S, FD->getDeclName(), FD->getLocation(),
-                    Sema::LookupOrdinaryName);
-  S.LookupQualifiedName(Prev, FD->getDeclContext());
-  for (NamedDecl *ND : Prev)
+  // A redeclaration of an annotated function (not linked to it yet while
+  // its attributes are handled): the derivatives exist.
+  LookupResult Earlier(S, FD->getDeclName(), FD->getLocation(),
+                       Sema::LookupOrdinaryName);
+  if (!A.CallSite)
+    S.LookupQualifiedName(Earlier, FD->getDeclContext());
+  for (NamedDecl *ND : Earlier)
     if (auto *P = dyn_cast<FunctionDecl>(ND))
-      if (P != FD && Ctx.hasSameType(P->getType(), FD->getType()))
-        if (UserEntry *E = findUser(P, A.K)) {
-          (void)E;
-          return;
-        }
+      if (P != FD && Ctx.hasSameType(P->getType(), FD->getType()) &&
+          findUser(P, A.K))
+        return;
   std::vector<bool> Active;
   std::vector<VarDecl *> Globals;
   if (!checkAnnotation(FD, A, Active, Globals))
@@ -509,6 +538,69 @@ void Differentiator::annotate(FunctionDecl *FD, const Annotation &A) {
                       false, true);
   }
   Users.push_back(std::move(E));
+}
+
+FunctionDecl *Differentiator::callSiteDerivative(FunctionDecl *FD,
+                                                 const Annotation &A,
+                                                 EntryKind Which) {
+  unsigned Errors = Diags.engine().getNumErrors();
+  // An instance of an annotated template has the template's derivatives.
+  FunctionDecl *Pattern = FD->getTemplateInstantiationPattern();
+  auto T = Pattern ? Templates.find(
+                         Pattern->getDescribedFunctionTemplate()
+                             ? (const Decl *)Pattern->getDescribedFunctionTemplate()
+                                   ->getCanonicalDecl()
+                             : Pattern->getCanonicalDecl())
+                   : Templates.end();
+  if (T != Templates.end())
+    differentiateInstance(T->second, FD, A.Loc);
+  Annotation Form = A;
+  Form.CallSite = true;
+  annotate(FD, Form);
+  std::vector<bool> Active;
+  std::vector<VarDecl *> Globals;
+  if (Diags.engine().getNumErrors() != Errors ||
+      !checkAnnotation(FD, Form, Active, Globals))
+    return nullptr;
+  UserEntry *E = findUser(FD, A.K, Active);
+  if (!E)
+    return nullptr;
+  FunctionDecl *Result = nullptr;
+  const char *Instead = nullptr;
+  switch (Which) {
+  case EntryKind::Grad:
+    Result = E->Grad;
+    Instead = "it does not return a scalar: use fluxion::vjp, whose seed "
+              "weighs the result";
+    break;
+  case EntryKind::VJP:
+    Result = E->VJP;
+    break;
+  case EntryKind::JVP:
+    Result = E->JVP;
+    break;
+  case EntryKind::HVP:
+    Result = E->HVP;
+    break;
+  case EntryKind::Hessian:
+    Result = E->Hessian;
+    Instead = "a dense Hessian needs every differentiated parameter to be a "
+              "scalar or a fixed-size array; use fluxion::hvp";
+    break;
+  case EntryKind::Jacobian:
+    Result = E->Jacobian;
+    break;
+  }
+  if (!Result) {
+    Diags.report(A.Loc, Diag::NotDifferentiable)
+        << FD << (Instead ? Instead : "this derivative is not generated for it");
+    return nullptr;
+  }
+  // What the program uses is defined; a Jacobian's sweep is needed now.
+  E->OnlyForJacobian = false;
+  if (const FunctionDecl *Def = FD->getDefinition())
+    defineFor(const_cast<FunctionDecl *>(Def));
+  return Result;
 }
 
 } // namespace fluxion

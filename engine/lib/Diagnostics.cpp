@@ -134,6 +134,28 @@ static DiagInfo info(Diag Kind) {
     return {L::Error, "fluxion: malformed '#pragma fluxion revolve': %0; "
                       "expected '#pragma fluxion revolve(snapshots) "
                       "[state(pointer, length)...]'"};
+  case Diag::CallSiteNotFunction:
+    return {L::Error, "fluxion: %0 needs the function itself, named in the "
+                      "call (f or &f): which function a pointer variable "
+                      "holds is not known when compiling"};
+  case Diag::CallSiteBadName:
+    return {L::Error, "fluxion: the parameter names given to %0 must be "
+                      "string literals, e.g. %0(f, \"x\")"};
+  case Diag::CallSiteMismatch:
+    return {L::Error, "fluxion: the derivative made by %0 is called with "
+                      "arguments of types (%1), which the generated '%2' "
+                      "does not take: it takes (%3)"};
+  case Diag::CallSiteAmbiguous:
+    return {L::Error, "fluxion: this derivative object may hold '%0' or '%1', "
+                      "whose parameters differ; give each its own variable, "
+                      "initialised where it is made"};
+  case Diag::CallSiteUnknown:
+    return {L::Error, "fluxion: cannot check this call of a derivative made by "
+                      "fluxion::grad (vjp, jvp, ...): no call in this file "
+                      "makes one of its type; make it in this file, or call "
+                      "the generated function by name"};
+  case Diag::NoteCallSiteMade:
+    return {L::Note, "the derivative is made here"};
   case Diag::InternalError:
     return {L::Error, "fluxion: internal error while generating code (%0); "
                       "please report this with the input"};

@@ -759,7 +759,7 @@ void Differentiator::defineFor(FunctionDecl *FD) {
     Deferred.erase(Deferred.begin());
     for (size_t I = 0; I < Users.size(); ++I) {
       UserEntry &E = *Users[I];
-      if (E.Defined || findUser(Next, E.K) != &E)
+      if (E.Defined || !isEntryFor(Next, E))
         continue;
       // A Jacobian's sweep that it does not call waits for the end of the
       // translation unit, in case the user calls it after all.

@@ -15,6 +15,7 @@
 #include <fluxion/math.hpp>
 #include <fluxion/algorithm.hpp>
 #include <fluxion/minmax.hpp>
+#include <fluxion/callsite.hpp>
 
 #define FLUXION_VERSION_MAJOR 0
 #define FLUXION_VERSION_MINOR 1

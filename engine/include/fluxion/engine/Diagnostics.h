@@ -45,11 +45,17 @@ enum class Diag {
   RevolveUnknownExtent, ///< %0: pointer variable
   RevolveBadClause,     ///< %0: detail
   InternalError,        ///< %0: detail
+  CallSiteNotFunction,  ///< %0: the form (fluxion::grad)
+  CallSiteBadName,      ///< %0: the form
+  CallSiteMismatch,     ///< %0: form, %1: passed types, %2: generated, %3: its types
+  CallSiteUnknown,      ///< a derivative object made in no visible form
+  CallSiteAmbiguous,    ///< %0, %1: generated functions of different types
   NoteDifferentiating,  ///< note: %0: function
   NoteCalledFrom,       ///< note: %0: function
   NoteCustomCandidate,  ///< note: %0: candidate rule
   NoteCustomUsedFor,    ///< note: %0: call that needs it
   NoteCustomSignature,  ///< note: %0: the custom rule's full signature
+  NoteCallSiteMade,     ///< note: where the derivative object is made
 };
 
 /// Reports Fluxion diagnostics through Clang's DiagnosticsEngine.

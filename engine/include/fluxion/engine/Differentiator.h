@@ -62,6 +62,9 @@ struct Annotation {
   /// contract promises f_jacobian only, so it is defined only when the
   /// Jacobian calls it or the translation unit does.
   bool ForJacobian = false;
+  /// Written as fluxion::grad(f, ...) rather than an attribute: other
+  /// parameters than an annotation's get functions of their own.
+  bool CallSite = false;
 };
 
 /// A residual-form custom derivative: f_fwd(P..., Res &) and
@@ -87,6 +90,17 @@ public:
   /// derivatives that can now be defined.
   void defineFor(clang::FunctionDecl *FD);
   void finish();
+
+  /// The functions the contract names, one per kind.
+  enum class EntryKind { Grad, VJP, JVP, HVP, Hessian, Jacobian };
+  /// The call-site form (fluxion::grad(f, "x"), fluxion::jvp(f), ...):
+  /// annotates FD as A asks unless an annotation already generates the
+  /// same functions (one set of functions serves both), defines them if
+  /// FD's body is known, and returns the one Which names. Null after a
+  /// located error at A.Loc.
+  clang::FunctionDecl *callSiteDerivative(clang::FunctionDecl *FD,
+                                          const Annotation &A,
+                                          EntryKind Which);
 
   /// True for functions this engine declared.
   bool isGenerated(const clang::Decl *D) const override;
@@ -177,6 +191,11 @@ private:
   /// The annotation of kind K on FD or a redeclaration (any kind if none).
   UserEntry *findUser(const clang::FunctionDecl *FD,
                       std::optional<Annotation::Kind> K = std::nullopt);
+  /// The entry of kind K on FD or a redeclaration for exactly Active.
+  UserEntry *findUser(const clang::FunctionDecl *FD, Annotation::Kind K,
+                      const std::vector<bool> &Active);
+  /// True if E is for FD or a redeclaration.
+  static bool isEntryFor(const clang::FunctionDecl *FD, const UserEntry &E);
   bool isUsed(const UserEntry &E) const;
   /// Name for a function generated from Like: instances of a template get
   /// their template arguments in it, and the name is never one already
