@@ -23,10 +23,17 @@ bool inFluxionNamespace(const Decl *D) {
 }
 
 /// A specialization of fluxion::derivative_fn, the type of the objects the
-/// call-site forms return.
+/// call-site forms return, or of the base that holds a lambda
+/// (fluxion::detail::lambda_derivative).
 bool isDerivativeObject(const CXXRecordDecl *RD) {
   const auto *Spec = dyn_cast_or_null<ClassTemplateSpecializationDecl>(RD);
-  return Spec && Spec->getName() == "derivative_fn" && inFluxionNamespace(Spec);
+  if (!Spec)
+    return false;
+  if (Spec->getName() == "derivative_fn")
+    return inFluxionNamespace(Spec);
+  const auto *Detail = dyn_cast<NamespaceDecl>(Spec->getDeclContext());
+  return Spec->getName() == "lambda_derivative" && Detail &&
+         Detail->getName() == "detail" && inFluxionNamespace(Detail);
 }
 
 /// What a call-site form named Name generates.
@@ -57,6 +64,14 @@ const FunctionDecl *formOf(const CallExpr *CE) {
     return nullptr;
   return isDerivativeObject(FD->getReturnType()->getAsCXXRecordDecl()) ? FD
                                                                       : nullptr;
+}
+
+/// The class of a derivative object (the derivative_fn specialization).
+const CXXRecordDecl *objectType(const Expr *Object) {
+  // Not the base class a lambda's derivative is called through.
+  const CXXRecordDecl *RD =
+      Object->IgnoreImplicit()->getType()->getAsCXXRecordDecl();
+  return RD ? RD->getCanonicalDecl() : nullptr;
 }
 
 class Finder : public RecursiveASTVisitor<Finder> {
@@ -117,6 +132,14 @@ void CallSites::bind(CallExpr *Form, const Decl *User) {
   auto *Fn = Ref ? const_cast<FunctionDecl *>(
                        dyn_cast<FunctionDecl>(Ref->getDecl()))
                  : nullptr;
+  bool Lambda = false;
+  if (!Fn)
+    if (CXXRecordDecl *Closure =
+            Form->getArg(0)->getType()->getAsCXXRecordDecl();
+        Closure && Closure->isLambda() && !Closure->isGenericLambda()) {
+      Fn = lambdaFunction(Closure, Loc);
+      Lambda = Fn != nullptr;
+    }
   if (!Fn) {
     // A lambda or another object: the header's static_assert says so.
     if (Form->getArg(0)->getType()->isFunctionPointerType())
@@ -140,6 +163,11 @@ void CallSites::bind(CallExpr *Form, const Decl *User) {
     A.Params.push_back(Name->getString().str());
     A.ParamLocs.push_back(Name->getBeginLoc());
   }
+  // A lambda is differentiated with respect to its parameters, not the
+  // closure that holds its captures.
+  if (Lambda && A.Params.empty())
+    for (const ParmVarDecl *P : Fn->parameters().drop_front())
+      A.Params.push_back(P->getNameAsString());
   FunctionDecl *Generated = Diff.callSiteDerivative(Fn, A, Kinds.second);
   if (!Generated)
     return;
@@ -157,10 +185,68 @@ void CallSites::bind(CallExpr *Form, const Decl *User) {
   Form->setArg(Last, Cast.get());
   Made M{Form, Generated};
   ByForm[Form] = M;
-  ByType[Form->getType()->getAsCXXRecordDecl()->getCanonicalDecl()].push_back(
-      M);
+  ByType[objectType(Form)].push_back(M);
   if (OnBound)
     OnBound(Form, Generated, User);
+}
+
+FunctionDecl *CallSites::lambdaFunction(CXXRecordDecl *Closure,
+                                        SourceLocation Loc) {
+  if (FunctionDecl *&Known = LambdaFunctions[Closure->getCanonicalDecl()])
+    return Known;
+  CXXMethodDecl *Call = Closure->getLambdaCallOperator();
+  if (!Call || !Call->isConst() || !Call->hasBody())
+    return nullptr;
+  ASTContext &Ctx = S.getASTContext();
+  QualType Self = Ctx.getLValueReferenceType(
+      Ctx.getRecordType(Closure).withConst());
+  llvm::SmallVector<QualType, 4> Types{Self};
+  for (const ParmVarDecl *P : Call->parameters())
+    Types.push_back(P->getType());
+  QualType FnTy =
+      Ctx.getFunctionType(Call->getReturnType(), Types,
+                          FunctionProtoType::ExtProtoInfo());
+  SourceLocation At = Call->getLocation();
+  auto *Fn = FunctionDecl::Create(
+      Ctx, Ctx.getTranslationUnitDecl(), At, At, &Ctx.Idents.get("lambda"),
+      FnTy, Ctx.getTrivialTypeSourceInfo(FnTy, At), SC_Static);
+  llvm::SmallVector<ParmVarDecl *, 4> Params;
+  auto AddParam = [&](StringRef Name, QualType T) {
+    auto *P = ParmVarDecl::Create(Ctx, Fn, At, At, &Ctx.Idents.get(Name), T,
+                                  Ctx.getTrivialTypeSourceInfo(T, At), SC_None,
+                                  nullptr);
+    P->setScopeInfo(0, Params.size());
+    Params.push_back(P);
+  };
+  AddParam("self", Self);
+  for (const ParmVarDecl *P : Call->parameters())
+    AddParam(P->getName().empty() ? "_p" + std::to_string(Params.size())
+                                  : P->getName(),
+             P->getType());
+  Fn->setParams(Params);
+  // return self(p...);
+  llvm::SmallVector<Expr *, 4> Args;
+  for (ParmVarDecl *P : llvm::ArrayRef(Params).drop_front())
+    Args.push_back(DeclRefExpr::Create(Ctx, NestedNameSpecifierLoc(),
+                                       SourceLocation(), P, false, At,
+                                       P->getType().getNonReferenceType(),
+                                       VK_LValue));
+  Sema::ContextRAII InFunction(S, Fn);
+  Expr *SelfRef = DeclRefExpr::Create(Ctx, NestedNameSpecifierLoc(),
+                                      SourceLocation(), Params[0], false, At,
+                                      Self.getNonReferenceType(), VK_LValue);
+  ExprResult Result = S.BuildCallExpr(nullptr, SelfRef, At, Args, At);
+  if (Result.isInvalid())
+    return nullptr;
+  Fn->setBody(CompoundStmt::Create(
+      Ctx, {ReturnStmt::Create(Ctx, At, Result.get(), nullptr)},
+      FPOptionsOverride(), At, At));
+  Ctx.getTranslationUnitDecl()->addHiddenDecl(Fn);
+  if (Emit)
+    Emit(Fn);
+  (void)Loc;
+  LambdaFunctions[Closure->getCanonicalDecl()] = Fn;
+  return Fn;
 }
 
 const CallSites::Made *CallSites::origin(const Expr *Object) const {
@@ -331,8 +417,7 @@ void CallSites::finish() {
     llvm::SmallVector<const Made *, 2> Candidates;
     if (const Made *M = origin(U.Object))
       Candidates.push_back(M);
-    else if (auto It =
-                 ByType.find(U.Operator->getParent()->getCanonicalDecl());
+    else if (auto It = ByType.find(objectType(U.Object));
              It != ByType.end())
       for (const Made &M : It->second)
         Candidates.push_back(&M);

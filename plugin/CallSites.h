@@ -26,6 +26,7 @@
 namespace clang {
 class CallExpr;
 class CXXRecordDecl;
+class SourceLocation;
 class Decl;
 class Expr;
 class Sema;
@@ -47,6 +48,9 @@ public:
   /// argument into its output).
   std::function<void(const clang::CallExpr *, clang::FunctionDecl *,
                      const clang::Decl *)> OnBound;
+  /// Hands a function this creates (the function a lambda is
+  /// differentiated as) to code generation.
+  std::function<void(clang::FunctionDecl *)> Emit;
 
 private:
   /// A call-site form and the function it generated.
@@ -62,6 +66,11 @@ private:
   };
 
   void bind(clang::CallExpr *Form, const clang::Decl *User);
+  /// `static R lambda(const C &self, P... p) { return self(p...); }`: what
+  /// a form on a lambda of closure type C differentiates (null if the
+  /// lambda cannot be called that way: mutable, or without a body yet).
+  clang::FunctionDecl *lambdaFunction(clang::CXXRecordDecl *Closure,
+                                      clang::SourceLocation Loc);
   /// The call-site form whose result Object is, if that is certain.
   const Made *origin(const clang::Expr *Object) const;
   /// Makes the call operator Op call through the type of the functions
@@ -78,6 +87,8 @@ private:
   llvm::DenseMap<const clang::CXXRecordDecl *, llvm::SmallVector<Made, 2>>
       ByType;
   llvm::DenseMap<const clang::CallExpr *, Made> ByForm;
+  llvm::DenseMap<const clang::CXXRecordDecl *, clang::FunctionDecl *>
+      LambdaFunctions;
   std::vector<Use> Uses;
 };
 

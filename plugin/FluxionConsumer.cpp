@@ -75,6 +75,11 @@ void FluxionConsumer::InitializeSema(Sema &S) {
   };
   Sites = std::make_unique<CallSites>(S, *Diff);
   Sites->OnBound = Opts.OnCallSite;
+  Sites->Emit = [this](FunctionDecl *FD) {
+    Forwarding = true;
+    Sema_->getASTConsumer().HandleTopLevelDecl(DeclGroupRef(FD));
+    Forwarding = false;
+  };
   registerDifferentiator(S, Diff.get());
   S.addExternalSource(new UndefinedFilter(*Diff));
 }

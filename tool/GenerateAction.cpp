@@ -8,6 +8,7 @@
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Attr.h"
 #include "clang/AST/Decl.h"
+#include "clang/AST/DeclCXX.h"
 #include "clang/AST/DeclTemplate.h"
 #include "clang/AST/Expr.h"
 #include "clang/Frontend/CompilerInstance.h"
@@ -252,14 +253,31 @@ private:
                                               FunctionDecl *Generated) {
     const SourceManager &SM = CI.getSourceManager();
     SourceLocation End = Form->getRParenLoc();
+    DiagnosticsEngine &Diags = CI.getDiagnostics();
     if (End.isMacroID() || !SM.isWrittenInMainFile(End)) {
-      DiagnosticsEngine &Diags = CI.getDiagnostics();
       Diags.Report(Form->getExprLoc(),
                    Diags.getCustomDiagID(
                        DiagnosticsEngine::Error,
                        "fluxion-gen can only write the derivative of a "
                        "call-site form written in the main file, outside "
                        "macros"));
+      return std::nullopt;
+    }
+    // A lambda's derivative takes its closure, whose type has no name.
+    if (const CXXRecordDecl *RD =
+            Generated->getNumParams() == 0
+                ? nullptr
+                : Generated->getParamDecl(0)
+                      ->getType()
+                      .getNonReferenceType()
+                      ->getAsCXXRecordDecl();
+        RD && RD->isLambda()) {
+      Diags.Report(Form->getExprLoc(),
+                   Diags.getCustomDiagID(
+                       DiagnosticsEngine::Error,
+                       "fluxion-gen cannot write the derivative of a lambda "
+                       "(its type has no name in source); make it a named "
+                       "function, or compile with the Fluxion plugin"));
       return std::nullopt;
     }
     PrintingPolicy Policy(CI.getLangOpts());

@@ -147,8 +147,9 @@ static DiagInfo info(Diag Kind) {
                       "does not take: it takes (%3)"};
   case Diag::CallSiteAmbiguous:
     return {L::Error, "fluxion: this derivative object may hold '%0' or '%1', "
-                      "whose parameters differ; give each its own variable, "
-                      "initialised where it is made"};
+                      "whose parameters differ, and where it was made is not "
+                      "visible here (it comes through a parameter); call it "
+                      "through a variable initialised where it is made"};
   case Diag::CallSiteUnknown:
     return {L::Error, "fluxion: cannot check this call of a derivative made by "
                       "fluxion::grad (vjp, jvp, ...): no call in this file "

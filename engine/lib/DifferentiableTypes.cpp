@@ -154,7 +154,7 @@ static RecordShape shapeOf(QualType T) {
 
 bool isDifferentiableRecord(QualType T) {
   T = T.getNonReferenceType().getCanonicalType();
-  if (!T->isRecordType())
+  if (!T->isRecordType() || isClassWithoutReals(T))
     return false;
   RecordShape Shape = shapeOf(T);
   return Shape.HasFloating && Shape.Problem.empty();
@@ -181,6 +181,10 @@ static bool holdsReals(QualType T, unsigned Depth) {
   if (!RD->hasDefinition() || Depth > 16)
     return true; // cannot tell
   RD = RD->getDefinition();
+  // A lambda's captures are constants of its derivatives (the call-site
+  // form on a lambda): its closure is data.
+  if (RD->isLambda())
+    return false;
   for (const CXXBaseSpecifier &B : RD->bases())
     if (holdsReals(B.getType(), Depth + 1))
       return true;

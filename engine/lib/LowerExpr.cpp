@@ -356,7 +356,11 @@ ExprP FunctionLowering::lowerMember(const MemberExpr *E, Block &Pre) {
   QualType Object = E->getBase()->getType();
   if (E->isArrow())
     Object = Object->getPointeeType();
-  if (isDifferentiableType(Field->getType()) &&
+  // A lambda's closure holds constants (the call-site form on a lambda
+  // reads its captures from it).
+  const CXXRecordDecl *ObjectClass = Object->getAsCXXRecordDecl();
+  bool Closure = ObjectClass && ObjectClass->isLambda();
+  if (isDifferentiableType(Field->getType()) && !Closure &&
       !isDifferentiableRecord(Object)) {
     Diags.report(E->getMemberLoc(), Diag::NotSupported)
         << ("reading member '" + Field->getNameAsString() + "' of " +

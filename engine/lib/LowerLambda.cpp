@@ -17,6 +17,7 @@
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/DeclCXX.h"
 #include "clang/AST/ExprCXX.h"
+#include "clang/AST/RecursiveASTVisitor.h"
 #include "llvm/ADT/ScopeExit.h"
 
 using namespace clang;
@@ -29,6 +30,27 @@ using ir::Var;
 using ir::ref;
 
 namespace {
+
+/// True if every use of P in Body only reads its value (no assignment,
+/// increment, address or reference binding).
+bool onlyReadsValue(const Stmt *Body, const VarDecl *P) {
+  struct Counter : RecursiveASTVisitor<Counter> {
+    const VarDecl *P;
+    unsigned Uses = 0, Reads = 0;
+    bool VisitDeclRefExpr(DeclRefExpr *E) {
+      Uses += E->getDecl() == P;
+      return true;
+    }
+    bool VisitImplicitCastExpr(ImplicitCastExpr *E) {
+      const auto *R = dyn_cast<DeclRefExpr>(E->getSubExpr()->IgnoreParens());
+      Reads += E->getCastKind() == CK_LValueToRValue && R && R->getDecl() == P;
+      return true;
+    }
+  } C;
+  C.P = P;
+  C.TraverseStmt(const_cast<Stmt *>(Body));
+  return C.Uses == C.Reads;
+}
 
 /// True if S contains a return statement (not counting nested lambdas,
 /// whose returns are their own).
@@ -116,6 +138,58 @@ bool FunctionLowering::lowerCaptures(const LambdaExpr *L, LambdaCopies &Copies,
   return true;
 }
 
+bool FunctionLowering::lowerClosureCaptures(const DeclRefExpr *Self,
+                                            LambdaCopies &Copies, Block &Out) {
+  const CXXRecordDecl *Closure =
+      Self->getType().getNonReferenceType()->getAsCXXRecordDecl();
+  llvm::DenseMap<const ValueDecl *, FieldDecl *> Fields;
+  FieldDecl *ThisField = nullptr;
+  Closure->getCaptureFields(Fields, ThisField);
+  if (ThisField) {
+    Diags.report(Closure->getLocation(), Diag::NotSupported)
+        << "a lambda capturing 'this', given to fluxion::grad (vjp, jvp, ...),"
+        << "annotate a member function instead";
+    return false;
+  }
+  for (const LambdaCapture &C : Closure->captures()) {
+    if (!C.capturesVariable())
+      continue;
+    const auto *V = dyn_cast<VarDecl>(C.getCapturedVar());
+    FieldDecl *Field = V ? Fields.lookup(V) : nullptr;
+    QualType T = V ? V->getType().getNonReferenceType() : QualType();
+    if (!Field || !T->isArithmeticType()) {
+      Diags.report(C.getLocation(), Diag::NotSupported)
+          << "a lambda given to fluxion::grad (vjp, jvp, ...) that captures "
+             "something other than a number"
+          << "pass it as a parameter of the lambda";
+      return false;
+    }
+    if (Field->getType()->isReferenceType()) {
+      Diags.report(C.getLocation(), Diag::NotSupported)
+          << ("a lambda given to fluxion::grad (vjp, jvp, ...) that captures "
+              "'" + V->getNameAsString() + "' by reference")
+          << "capture it by copy ([" + V->getNameAsString() + "])";
+      return false;
+    }
+    // self.<field>, a value: what the lambda captured (by copy or by
+    // reference) is a constant of the derivative.
+    Expr *Member = MemberExpr::CreateImplicit(
+        Ctx, const_cast<DeclRefExpr *>(Self), /*IsArrow=*/false, Field,
+        Field->getType().getNonReferenceType().withConst(), VK_LValue,
+        OK_Ordinary);
+    Expr *Value = ImplicitCastExpr::Create(Ctx, T.getUnqualifiedType(),
+                                           CK_LValueToRValue, Member, nullptr,
+                                           VK_PRValue, FPOptionsOverride());
+    Var *Copy = F->makeVar(Var::Kind::Local, V->getName(), assignableType(T),
+                           const_cast<VarDecl *>(V));
+    F->Locals.push_back(Copy);
+    if (!lowerVarInit(Copy, Value, Out))
+      return false;
+    Copies.push_back({V, Copy});
+  }
+  return true;
+}
+
 bool FunctionLowering::lowerLambdaDecl(const VarDecl *VD, Block &Out) {
   const LambdaExpr *L = asLambda(VD->getInit());
   if (!L) {
@@ -150,8 +224,17 @@ ExprP FunctionLowering::lowerLambdaCall(const CallExpr *E, Block &Pre) {
     if (VD && Poisoned.count(VD))
       return nullptr;
     auto It = VD ? Lambdas.find(VD) : Lambdas.end();
-    if (It != Lambdas.end())
+    if (It != Lambdas.end()) {
       Copies = &It->second.Copies;
+    } else if (isa_and_nonnull<ParmVarDecl>(VD) &&
+               VD->getType()->isReferenceType() &&
+               VD->getType().getNonReferenceType().isConstQualified()) {
+      // A closure passed in (the call-site form's function for a lambda):
+      // its captures are constants, read from the closure.
+      if (!lowerClosureCaptures(DR, Fresh, Pre))
+        return nullptr;
+      Copies = &Fresh;
+    }
   }
   if (!Copies) {
     Diags.report(E->getExprLoc(), Diag::NotSupported)
@@ -200,6 +283,22 @@ ExprP FunctionLowering::lowerLambdaCall(const CallExpr *E, Block &Pre) {
                "reference parameter"
             << "pass a variable, or make the parameter a value and assign "
                "the result";
+        return nullptr;
+      }
+      Aliases[P] = Arg;
+      continue;
+    }
+    // `double *v`: the argument again, when it is a pointer variable the
+    // lambda does not change (a local copy of a pointer would need a
+    // shadow pointer of its own).
+    if (T->isPointerType() && isDifferentiableType(T)) {
+      if (!isa<DeclRefExpr>(Arg->IgnoreParenImpCasts()) ||
+          !onlyReadsValue(Body, P)) {
+        Diags.report(Arg->getExprLoc(), Diag::NotSupported)
+            << "a lambda's pointer parameter given something other than a "
+               "pointer or array variable, or changed in the lambda"
+            << "pass a variable and leave the parameter unchanged, or make "
+               "the lambda a named function";
         return nullptr;
       }
       Aliases[P] = Arg;

@@ -6,18 +6,19 @@
 //
 // fluxion::grad, vjp, jvp, hvp, hessian and jacobian take a function (a
 // named function, a static member function, an instance of a function
-// template) and up to four parameter names. The result is a small object
-// whose call operator has the calling convention of the generated function
-// f_grad, f_vjp, f_jvp, f_hvp, f_hessian or f_jacobian; it holds that
-// function's address. The Fluxion plugin (or fluxion-gen, in the source it
-// writes) generates the function, exactly as an annotation would (an
-// annotation of the same kind and names and the call-site form share one
-// generated function), and passes its address as the hidden last argument.
-// The plugin makes each call of the object a call of the generated function
-// with its own parameter types (arguments convert as in a direct call, or a
-// located error says which do not); in fluxion-gen's output the object holds
-// the function with its type. Compiled without either, the object is empty
-// and calling it stops the program with a message.
+// template) or a lambda (differentiated with respect to its parameters; what
+// it captures by copy is constant) and up to four parameter names. The
+// result is a small object whose call operator has the calling convention of
+// the generated function f_grad, f_vjp, f_jvp, f_hvp, f_hessian or
+// f_jacobian. The Fluxion plugin (or fluxion-gen, in the source it writes)
+// generates that function, exactly as an annotation would (an annotation of
+// the same kind and names and the call-site form share one generated
+// function), and passes its address as the hidden last argument. The plugin
+// makes each call of the object a call of the generated function with its
+// own parameter types (arguments convert as in a direct call, or a located
+// error says which do not); in fluxion-gen's output the object holds the
+// function with its type. Compiled without either, the object is empty and
+// calling it stops the program with a message.
 #ifndef FLUXION_CALLSITE_HPP
 #define FLUXION_CALLSITE_HPP
 
@@ -56,6 +57,11 @@ using passed_t = std::conditional_t<std::is_class_v<std::decay_t<A>>,
 }
 } // namespace detail
 
+namespace detail {
+/// A lambda (or another object with one non-template const operator()).
+template <class C> struct lambda {};
+} // namespace detail
+
 /// The derivative of F that calls the generated function through G: its
 /// own type where that is known when the object is made (in fluxion-gen's
 /// output), generated_fn where the plugin fills it in. Names is how many
@@ -63,13 +69,13 @@ using passed_t = std::conditional_t<std::is_class_v<std::decay_t<A>>,
 /// different parameters are objects of different types.
 template <mode M, class F, class G = detail::generated_fn, int Names = 0>
 class derivative_fn {
-  // F is not a function: a lambda or another function object.
+  // F is neither a function nor a lambda Fluxion can differentiate.
   static_assert(std::is_pointer_v<F> &&
                     std::is_function_v<std::remove_pointer_t<F>>,
-                "fluxion::grad (vjp, jvp, ...) takes a function: a named "
+                "fluxion::grad (vjp, jvp, ...) takes a function (a named "
                 "function, a static member function or an instance of a "
-                "function template; for a lambda, annotate a named function "
-                "with [[fluxion::grad]] instead");
+                "function template) or a lambda whose parameters are not "
+                "'auto' and that is not 'mutable'");
 };
 
 /// Made by the plugin: its call operator takes f's parameters, then what
@@ -80,7 +86,7 @@ class derivative_fn<M, R (*)(P...), detail::generated_fn, Names> {
 public:
   using result_type = detail::derivative_result_t<M, R>;
 
-  explicit constexpr derivative_fn(detail::generated_fn Generated) noexcept
+  constexpr derivative_fn(R (*)(P...), detail::generated_fn Generated) noexcept
       : Generated(Generated) {}
   derivative_fn(const derivative_fn &) = default;
   // Never reassigned: the plugin knows what a variable holds from its
@@ -113,7 +119,7 @@ class derivative_fn<M, R (*)(P...), GR (*)(GP...), Names> {
 public:
   using result_type = GR;
 
-  explicit constexpr derivative_fn(GR (*Generated)(GP...)) noexcept
+  constexpr derivative_fn(R (*)(P...), GR (*Generated)(GP...)) noexcept
       : Generated(Generated) {}
   derivative_fn(const derivative_fn &) = default;
   derivative_fn &operator=(const derivative_fn &) = delete;
@@ -129,22 +135,69 @@ private:
 };
 
 namespace detail {
-/// A noexcept function is differentiated like any other.
-template <class F> struct plain_fn { using type = F; };
-template <class R, class... P> struct plain_fn<R (*)(P...) noexcept> {
+/// Made by the plugin from a lambda: the generated function takes the
+/// closure (its captures are constants) and then the lambda's parameters.
+template <mode M, class C, class Call> class lambda_derivative;
+template <mode M, class C, class R, class... P>
+class lambda_derivative<M, C, R (C::*)(P...) const> {
+public:
+  using result_type = derivative_result_t<M, R>;
+
+  lambda_derivative(const C &Self, generated_fn Generated)
+      : Self(Self), Generated(Generated) {}
+
+  generated_fn address() const noexcept { return Generated; }
+
+  template <class... Extra>
+  result_type operator()(P... p, Extra &&...extra) const {
+    using target = result_type (*)(const C &, P..., passed_t<Extra>...);
+    if (!Generated)
+      not_generated();
+    // Made to call through the generated function's own type, as for
+    // functions.
+    return reinterpret_cast<target>(Generated)(
+        Self, static_cast<P &&>(p)..., static_cast<Extra &&>(extra)...);
+  }
+
+private:
+  C Self;
+  generated_fn Generated;
+};
+} // namespace detail
+
+template <mode M, class C, int Names>
+class derivative_fn<M, detail::lambda<C>, detail::generated_fn, Names>
+    : public detail::lambda_derivative<M, C, decltype(&C::operator())> {
+public:
+  derivative_fn(const C &Self, detail::generated_fn Generated)
+      : detail::lambda_derivative<M, C, decltype(&C::operator())>(Self,
+                                                                  Generated) {}
+  derivative_fn(const derivative_fn &) = default;
+  derivative_fn &operator=(const derivative_fn &) = delete;
+};
+
+namespace detail {
+/// What a form's derivative is of: a function (noexcept or not: the same
+/// derivative), or a lambda.
+template <class F, class = void> struct form_target { using type = F; };
+template <class R, class... P> struct form_target<R (*)(P...) noexcept> {
   using type = R (*)(P...);
 };
-template <class F> using plain_fn_t = typename plain_fn<F>::type;
+template <class C>
+struct form_target<C, std::enable_if_t<std::is_class_v<C>>> {
+  using type = lambda<C>;
+};
+template <class F> using form_target_t = typename form_target<F>::type;
 } // namespace detail
 
 // One overload per number of parameter names: the hidden last argument
 // follows them.
 #define FLUXION_CALLSITE_FORM(NAME, NAMES, ...)                                \
   template <class F, class G = detail::generated_fn>                           \
-  derivative_fn<mode::NAME, detail::plain_fn_t<F>, G, NAMES> NAME(             \
-      F, __VA_ARGS__ G generated = nullptr) {                                  \
-    return derivative_fn<mode::NAME, detail::plain_fn_t<F>, G, NAMES>(         \
-        generated);                                                            \
+  derivative_fn<mode::NAME, detail::form_target_t<F>, G, NAMES> NAME(          \
+      F f, __VA_ARGS__ G generated = nullptr) {                                \
+    return derivative_fn<mode::NAME, detail::form_target_t<F>, G, NAMES>(      \
+        f, generated);                                                         \
   }
 #define FLUXION_CALLSITE_FORMS(NAME)                                           \
   FLUXION_CALLSITE_FORM(NAME, 0, )                                             \

@@ -170,6 +170,10 @@ private:
   bool lowerLambdaDecl(const clang::VarDecl *VD, ir::Block &Out);
   bool lowerCaptures(const clang::LambdaExpr *L, LambdaCopies &Copies,
                      ir::Block &Out);
+  /// The call-site form's function for a lambda calls it on its closure
+  /// parameter Self: the captured values are read from its members.
+  bool lowerClosureCaptures(const clang::DeclRefExpr *Self,
+                            LambdaCopies &Copies, ir::Block &Out);
   ir::ExprP lowerLambdaCall(const clang::CallExpr *E, ir::Block &Pre);
   llvm::DenseMap<const clang::VarDecl *, LambdaLocal> Lambdas;
   unsigned LambdaDepth = 0;
