@@ -298,14 +298,21 @@ def driver(p):
     setup, args = param_setup(p, False)
     decl, dargs = adjoints(own_T, 'd_', True)
     seed = ['(%s)W[0]' % R] if p.ret else []
-    c = '%s::f_vjp(%s)' % (ns, ', '.join(args + seed + dargs))
+    # The call-site form names the parameters the annotation names: one
+    # generated function serves both.
+    names = ''.join(', "%s"' % n for n in (p.restricted or []))
+    def call(mode, fargs):
+        if getattr(p, 'callsite', False):
+            return 'fluxion::%s(&%s::f%s)(%s)' % (mode, ns, names, ', '.join(fargs))
+        return '%s::f_%s(%s)' % (ns, mode, ', '.join(fargs))
+    c = call('vjp', args + seed + dargs)
     fn('vjp_own(const LD *X, const LD *W, LD *G, LD *Y)',
        setup + decl + [('Y[0] = %s;' % c) if p.ret else c + ';'] + gather('d_')
        + copy_outputs(p))
     if has['jvp']:
         setup, args = param_setup(p, False)
         decl, targs = tangents('V')
-        c = '%s::f_jvp(%s)' % (ns, ', '.join(args + targs))
+        c = call('jvp', args + targs)
         body = setup + decl + [('T[0] = %s;' % c) if p.ret else c + ';']
         k = 1 if p.ret else 0
         for q in p.outputs:

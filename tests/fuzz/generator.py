@@ -77,6 +77,9 @@ FEATURES = {
     'rangefor': 'range-based for over arrays of known size (local arrays, struct '
                 'member arrays, local arrays of S): by value, by const reference, '
                 'by reference writing the elements',
+    'callsite': 'the driver calls f_vjp and f_jvp through the call-site form '
+                'fluxion::vjp(&f, names...)(...) and fluxion::jvp(&f, names...)(...), '
+                'which share the annotation\'s functions',
 }
 
 FLOAT_TYPES = ['f', 'd', 'l']
@@ -1365,6 +1368,10 @@ class Generator:
                        restricted, prec, self.rng)
         prog.tmpl_head = tmpl_head
         prog.targs = '<>' if tmpl_head else ''
+        # Its own stream: with the feature off, a seed's program is unchanged.
+        prog.callsite = self.on('callsite') and not tmpl_head and \
+            len(restricted or []) <= 4 and \
+            random.Random(self.seed * 7919 + 43).random() < 0.5
         return prog
 
 
