@@ -294,7 +294,7 @@ ExprP FunctionLowering::lowerLambdaCall(const CallExpr *E, Block &Pre) {
     if (T->isPointerType() && isDifferentiableType(T)) {
       if (!isa<DeclRefExpr>(Arg->IgnoreParenImpCasts()) ||
           !onlyReadsValue(Body, P)) {
-        Diags.report(Arg->getExprLoc(), Diag::NotSupported)
+        Diags.report(Arg->getBeginLoc(), Diag::NotSupported)
             << "a lambda's pointer parameter given something other than a "
                "pointer or array variable, or changed in the lambda"
             << "pass a variable and leave the parameter unchanged, or make "

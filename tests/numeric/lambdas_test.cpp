@@ -114,6 +114,20 @@ double softplus_sum(const double *z, int n) {
   return x;
 }
 
+// Pointer parameters of a lambda: the argument variable again (they once
+// were local copies without an adjoint pointer).
+[[fluxion::grad]] [[fluxion::jvp]] double pointer_parameters(const double *v,
+                                                              double *w,
+                                                              double s) {
+  auto dot = [](const double *a, double *b, double k) {
+    double t = 0;
+    for (int i = 0; i < 3; ++i)
+      t += k * a[i] * b[i];
+    return t;
+  };
+  return dot(v, w, s) + dot(w, w, 1.0);
+}
+
 } // namespace lam
 
 namespace {
@@ -212,6 +226,19 @@ TEST(Lambdas, ReferenceParameter) {
   auto R = fluxion::check_gradient(lam::reference_parameter,
                                    lam::reference_parameter_grad, 0.9, -0.4);
   EXPECT_TRUE(R.ok()) << R;
+}
+
+TEST(Lambdas, PointerParameters) {
+  double v[3] = {0.5, -1.25, 2.0}, w[3] = {1.5, 0.25, -0.75};
+  auto R = fluxion::check_gradient(lam::pointer_parameters,
+                                   lam::pointer_parameters_grad,
+                                   fluxion::span(v, 3), fluxion::span(w, 3),
+                                   0.7);
+  EXPECT_TRUE(R.ok()) << R;
+  auto J = fluxion::check_jvp(lam::pointer_parameters,
+                              lam::pointer_parameters_jvp, fluxion::span(v, 3),
+                              fluxion::span(w, 3), 0.7);
+  EXPECT_TRUE(J.ok()) << J;
 }
 
 TEST(Lambdas, InACalleeWithHessian) {

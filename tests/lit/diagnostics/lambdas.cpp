@@ -1,6 +1,7 @@
 // Lambdas are differentiated where they are defined and called; a lambda
-// passed on, one that returns early, and a call through std::function are
-// located errors that say what works.
+// passed on, one that returns early, a call through std::function, and a
+// pointer parameter given an expression or moved in the lambda are located
+// errors that say what works.
 // RUN: not %clangxx %fluxion -fsyntax-only %s 2>&1 | %FileCheck %s --implicit-check-not=error:
 #include <fluxion/fluxion.hpp>
 
@@ -28,4 +29,21 @@ template <class F> double apply(F f, double x) { return f(x); }
   // CHECK: lambdas.cpp:[[@LINE+1]]:33: error: fluxion: a std::function (its target is known only at run time) is not supported in a differentiated function; call the lambda or the function directly
   std::function<double(double)> g = [](double t) { return t + 1; };
   return g(x);
+}
+
+// A lambda's pointer parameter is the argument variable itself: an
+// expression, or a parameter the lambda moves, has no variable to stand for.
+[[fluxion::grad]] double pointer_expression(const double *x) {
+  auto first = [](const double *p) { return p[0]; };
+  // CHECK: lambdas.cpp:[[@LINE+1]]:16: error: fluxion: a lambda's pointer parameter given something other than a pointer or array variable, or changed in the lambda is not supported in a differentiated function; pass a variable and leave the parameter unchanged, or make the lambda a named function
+  return first(x + 1);
+}
+
+[[fluxion::grad]] double pointer_moved(const double *x) {
+  auto walk = [](const double *p) {
+    ++p;
+    return p[0];
+  };
+  // CHECK: lambdas.cpp:[[@LINE+1]]:15: error: fluxion: a lambda's pointer parameter given something other than a pointer or array variable, or changed in the lambda is not supported in a differentiated function; pass a variable and leave the parameter unchanged, or make the lambda a named function
+  return walk(x);
 }
