@@ -637,6 +637,73 @@ void Differentiator::placeThis(EmitRequest &R, StringRef Name) {
   R.Params.push_back(Derivative);
 }
 
+/// The number of Resize statements in B, at any depth.
+static unsigned countResizes(const ir::Block &B) {
+  unsigned N = 0;
+  for (const auto &St : B) {
+    N += St->K == StmtKind::Resize;
+    N += countResizes(St->Then) + countResizes(St->Else);
+  }
+  return N;
+}
+
+bool Differentiator::handOverContainers(ReverseBuilder &B, Differentiated &D) {
+  // Each local container of a split function is sized once in its forward
+  // sweep (never in a loop), and its adjoint with it. The backward function
+  // gets the size (and the elements, when its sweep reads them) from the
+  // tape and sizes both there: the forward function's containers are gone
+  // when it runs.
+  ir::Block &Fwd = D.Parts.Forward;
+  unsigned TopLevel = llvm::count_if(
+      Fwd, [](const auto &St) { return St->K == StmtKind::Resize; });
+  if (TopLevel != countResizes(Fwd)) {
+    for (const Var *V : D.IR->Locals)
+      if (isContainerStorageVar(V) && !V->Adjoint) {
+        Diags.report(V->Origin->getLocation(), Diag::NotSupported)
+            << ("a local '" +
+                V->Origin->getType().getUnqualifiedType().getAsString() +
+                "' declared inside a block or branch of a function called "
+                "from differentiated code")
+            << "declare it at the top level of the function's body";
+        break;
+      }
+    return false;
+  }
+  // The adjoints' sizing moves to the backward function.
+  llvm::erase_if(Fwd, [](const ir::StmtP &St) {
+    Var *C = St->K == StmtKind::Resize ? St->LHS->rootVar() : nullptr;
+    return C && C->Adjoint;
+  });
+  llvm::SmallVector<Var *, 2> Containers;
+  for (const auto &St : Fwd)
+    if (St->K == StmtKind::Resize)
+      if (Var *C = St->LHS->rootVar())
+        Containers.push_back(C);
+  QualType SizeTy = Ctx.getSizeType();
+  for (Var *C : Containers) {
+    bool ElementsRead = llvm::is_contained(D.Parts.EndState, C);
+    Var *ElemTape = B.tapeFor(C->Type->getPointeeType().getUnqualifiedType());
+    Var *SizeTape = B.tapeFor(SizeTy);
+    Var *Size = D.IR->makeVar(Var::Kind::Local, C->Name + "_size", SizeTy);
+    D.IR->Locals.push_back(Size);
+    if (ElementsRead)
+      Fwd.push_back(pushRange(ElemTape, ref(C), sizeOf(ref(C), SizeTy)));
+    Fwd.push_back(push(SizeTape, sizeOf(ref(C), SizeTy)));
+    ir::Block Start;
+    Start.push_back(assign(ref(Size), pop(SizeTape)));
+    Start.push_back(resize(ref(C), ref(Size)));
+    for (Var *A : D.IR->Locals)
+      if (A->Adjoint && A->Primal == C)
+        Start.push_back(resize(ref(A), ref(Size)));
+    if (ElementsRead)
+      Start.push_back(popRange(ElemTape, ref(C), ref(Size)));
+    D.Parts.Reverse.insert(D.Parts.Reverse.begin(),
+                           std::make_move_iterator(Start.begin()),
+                           std::make_move_iterator(Start.end()));
+  }
+  return true;
+}
+
 void Differentiator::defineSplit(SplitEntry &E, FunctionDecl *Def) {
   E.Defined = true;
   if (Def->isInvalidDecl() || Diags.clangReportedErrors())
@@ -645,6 +712,7 @@ void Differentiator::defineSplit(SplitEntry &E, FunctionDecl *Def) {
   Current = Def;
   bool SavedMode = SecondOrderMode;
   SecondOrderMode = E.SecondOrder;
+  bool ContainersHandedOver = true;
   auto D = differentiate(
       Def, E.Active, Ctx, Diags, *this,
       [&](ReverseBuilder &B, Differentiated &D) {
@@ -652,6 +720,8 @@ void Differentiator::defineSplit(SplitEntry &E, FunctionDecl *Def) {
         // sweep reads: push them at its end, pop them at the start of the
         // backward function.
         for (Var *V : D.Parts.EndState) {
+          if (isContainerStorageVar(V))
+            continue; // handed over below, elements and size
           QualType T = V->isArray() ? Ctx.getBaseElementType(V->Type)
                                     : V->Type;
           Var *Tape = B.tapeFor(T);
@@ -659,31 +729,13 @@ void Differentiator::defineSplit(SplitEntry &E, FunctionDecl *Def) {
           D.Parts.Reverse.insert(D.Parts.Reverse.begin(),
                                  assign(ref(V), pop(Tape)));
         }
+        ContainersHandedOver = handOverContainers(B, D);
       },
       {}, E.RestoresMemory);
   Current = Saved;
   SecondOrderMode = SavedMode;
-  // A local container's adjoint is sized where the container is, in the
-  // forward function; the backward one would see it empty.
-  for (const Var *V : D ? D->IR->Locals : std::vector<Var *>())
-    if (V->K == Var::Kind::Local && isContainerStorageVar(V)) {
-      // f_jacobian runs an annotated function's own split pair.
-      bool Annotated = findUser(Def) != nullptr;
-      Diags.report(V->Origin->getLocation(), Diag::NotSupported)
-          << ("a local '" +
-              V->Origin->getType().getUnqualifiedType().getAsString() +
-              "' ('" + V->Name + "') in '" + Def->getNameAsString() + "', " +
-              (Annotated ? "whose f_jacobian splits it into a forward and "
-                           "a backward function"
-                         : "a function called from differentiated code"))
-          << (Annotated ? "use a fixed-size array ('double " + V->Name +
-                              "[N]')"
-                        : "declare it in the annotated function and pass it "
-                          "to '" + Def->getNameAsString() +
-                              "' by reference");
-      D.reset();
-      break;
-    }
+  if (!ContainersHandedOver)
+    D.reset();
   if (!D) {
     explain(Def);
     return;

@@ -177,6 +177,41 @@ template <class T>
   return s;
 }
 
+// Scratch containers in callees: the callees' split pairs hand the size
+// (and the elements the backward function reads) over on the tape.
+double smooth(const double *x, int n) {
+  std::vector<double> h(n);
+  for (int i = 0; i < n; ++i)
+    h[i] = std::sin(x[i]) * x[i];
+  double s = 0;
+  for (int i = 0; i < n; ++i)
+    s += h[i] * h[i];
+  return s;
+}
+// Only the adjoint of t is needed backwards, not its elements.
+double twice_sum(const std::vector<double> &x) {
+  std::vector<double> t(x.size(), 0.0);
+  for (std::size_t i = 0; i < x.size(); ++i)
+    t[i] = 2 * x[i];
+  double s = 0;
+  for (double v : t)
+    s += v;
+  return s;
+}
+[[fluxion::grad]] [[fluxion::jvp]] [[fluxion::hessian]] double
+scratch_in_callees(const std::vector<double> &x) {
+  return smooth(x.data(), (int)x.size()) * twice_sum(x) +
+         smooth(x.data(), (int)x.size());
+}
+// f_jacobian splits an annotated function with a local container.
+[[fluxion::jacobian]] void split_local(const double x[3], double y[2]) {
+  std::vector<double> t(3);
+  for (int i = 0; i < 3; ++i)
+    t[i] = x[i] * x[i];
+  y[0] = t[0] * t[1];
+  y[1] = std::exp(t[2]) + smooth(x, 3);
+}
+
 } // namespace ctr
 
 namespace {
@@ -322,6 +357,23 @@ TEST(Containers, FloatAndTemplate) {
   ctr::poly_grad(cf, 2.0f, &dcf, &dxf);
   EXPECT_FLOAT_EQ(dxf, 2.0f);
   EXPECT_FLOAT_EQ(dcf[1], 2.0f);
+}
+
+TEST(Containers, ScratchInCallees) {
+  std::vector<double> x = {0.3, -0.7, 1.1, 0.5};
+  auto G = fluxion::check_gradient(ctr::scratch_in_callees,
+                                   ctr::scratch_in_callees_grad, x);
+  EXPECT_TRUE(G.ok()) << G;
+  auto J = fluxion::check_jvp(ctr::scratch_in_callees,
+                              ctr::scratch_in_callees_jvp, x);
+  EXPECT_TRUE(J.ok()) << J;
+  auto H = fluxion::check_hvp(ctr::scratch_in_callees,
+                              ctr::scratch_in_callees_hvp, x);
+  EXPECT_TRUE(H.ok()) << H;
+  double x3[3] = {0.3, -0.7, 1.1}, y[2];
+  auto Jac = fluxion::check_jacobian(ctr::split_local, ctr::split_local_jacobian,
+                                     x3, y);
+  EXPECT_TRUE(Jac.ok()) << Jac;
 }
 
 } // namespace
