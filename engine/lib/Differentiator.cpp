@@ -637,48 +637,32 @@ void Differentiator::placeThis(EmitRequest &R, StringRef Name) {
   R.Params.push_back(Derivative);
 }
 
-/// The number of Resize statements in B, at any depth.
-static unsigned countResizes(const ir::Block &B) {
-  unsigned N = 0;
-  for (const auto &St : B) {
-    N += St->K == StmtKind::Resize;
-    N += countResizes(St->Then) + countResizes(St->Else);
-  }
-  return N;
-}
-
-bool Differentiator::handOverContainers(ReverseBuilder &B, Differentiated &D) {
-  // Each local container of a split function is sized once in its forward
-  // sweep (never in a loop), and its adjoint with it. The backward function
-  // gets the size (and the elements, when its sweep reads them) from the
-  // tape and sizes both there: the forward function's containers are gone
-  // when it runs.
-  ir::Block &Fwd = D.Parts.Forward;
-  unsigned TopLevel = llvm::count_if(
-      Fwd, [](const auto &St) { return St->K == StmtKind::Resize; });
-  if (TopLevel != countResizes(Fwd)) {
-    for (const Var *V : D.IR->Locals)
-      if (isContainerStorageVar(V) && !V->Adjoint) {
-        Diags.report(V->Origin->getLocation(), Diag::NotSupported)
-            << ("a local '" +
-                V->Origin->getType().getUnqualifiedType().getAsString() +
-                "' declared inside a block or branch of a function called "
-                "from differentiated code")
-            << "declare it at the top level of the function's body";
-        break;
-      }
-    return false;
-  }
-  // The adjoints' sizing moves to the backward function.
-  llvm::erase_if(Fwd, [](const ir::StmtP &St) {
+/// Removes the sizing of adjoints from B, at any depth, and collects the
+/// containers B sizes.
+static void takeResizes(ir::Block &B, llvm::SmallVectorImpl<Var *> &Sized) {
+  llvm::erase_if(B, [](const ir::StmtP &St) {
     Var *C = St->K == StmtKind::Resize ? St->LHS->rootVar() : nullptr;
     return C && C->Adjoint;
   });
-  llvm::SmallVector<Var *, 2> Containers;
-  for (const auto &St : Fwd)
+  for (auto &St : B) {
     if (St->K == StmtKind::Resize)
-      if (Var *C = St->LHS->rootVar())
-        Containers.push_back(C);
+      if (Var *C = St->LHS->rootVar(); C && !llvm::is_contained(Sized, C))
+        Sized.push_back(C);
+    takeResizes(St->Then, Sized);
+    takeResizes(St->Else, Sized);
+  }
+}
+
+void Differentiator::handOverContainers(ReverseBuilder &B, Differentiated &D) {
+  // Each local container of a split function is sized at most once in its
+  // forward sweep (never in a loop; perhaps in a branch), and its adjoint
+  // with it. The backward function gets the size the container has at the
+  // end (zero if it was never sized), and the elements when its sweep reads
+  // them, from the tape, and sizes the container and its adjoint there: the
+  // forward function's containers are gone when it runs.
+  ir::Block &Fwd = D.Parts.Forward;
+  llvm::SmallVector<Var *, 2> Containers;
+  takeResizes(Fwd, Containers);
   QualType SizeTy = Ctx.getSizeType();
   for (Var *C : Containers) {
     bool ElementsRead = llvm::is_contained(D.Parts.EndState, C);
@@ -701,7 +685,6 @@ bool Differentiator::handOverContainers(ReverseBuilder &B, Differentiated &D) {
                            std::make_move_iterator(Start.begin()),
                            std::make_move_iterator(Start.end()));
   }
-  return true;
 }
 
 void Differentiator::defineSplit(SplitEntry &E, FunctionDecl *Def) {
@@ -712,7 +695,6 @@ void Differentiator::defineSplit(SplitEntry &E, FunctionDecl *Def) {
   Current = Def;
   bool SavedMode = SecondOrderMode;
   SecondOrderMode = E.SecondOrder;
-  bool ContainersHandedOver = true;
   auto D = differentiate(
       Def, E.Active, Ctx, Diags, *this,
       [&](ReverseBuilder &B, Differentiated &D) {
@@ -729,13 +711,11 @@ void Differentiator::defineSplit(SplitEntry &E, FunctionDecl *Def) {
           D.Parts.Reverse.insert(D.Parts.Reverse.begin(),
                                  assign(ref(V), pop(Tape)));
         }
-        ContainersHandedOver = handOverContainers(B, D);
+        handOverContainers(B, D);
       },
       {}, E.RestoresMemory);
   Current = Saved;
   SecondOrderMode = SavedMode;
-  if (!ContainersHandedOver)
-    D.reset();
   if (!D) {
     explain(Def);
     return;

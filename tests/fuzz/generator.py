@@ -73,7 +73,8 @@ FEATURES = {
               'std::clamp with ordered ends and std::abs on floating operands',
     'containers': 'std::vector parameters: some runtime-length inputs and outputs '
                   'are const std::vector<T>& / std::vector<T>& (indexed, passed to '
-                  'helpers as .data(), walked by range-based for)',
+                  'helpers as .data(), walked by range-based for); local arrays at '
+                  'the top of f and of helpers spelled std::vector<T> a(L) or = {...}',
     'rangefor': 'range-based for over arrays of known size (local arrays, struct '
                 'member arrays, local arrays of S): by value, by const reference, '
                 'by reference writing the elements',
@@ -932,7 +933,18 @@ class Generator:
                 lines = ['%s%s %s[%d];' % (pad, self.ctype(t), name, L),
                          '%sfor (int %s = 0; %s < %d; ++%s)' % (pad, i, i, L, i),
                          '%s  %s[%s] = %s;' % (pad, name, i, e)]
-            sc.arrays.append(Arr(name, t, L, True, True, fixed=True))
+            # A std::vector instead, at the top of a body outside loops (in f
+            # and in helpers, whose split pairs hand it over on the tape);
+            # from its own stream, so programs without containers stay.
+            vec = self.on('containers') and indent <= 1 and not sc.loops and \
+                self.crng.random() < 0.4
+            if vec:
+                decl = '%s%s %s[%d]' % (pad, self.ctype(t), name, L)
+                vdecl = '%sstd::vector<%s> %s' % (pad, self.ctype(t), name)
+                lines[0] = lines[0].replace(decl + ' = {', vdecl + ' = {', 1) \
+                    if lines[0].startswith(decl + ' = {') else \
+                    lines[0].replace(decl + ';', '%s(%d);' % (vdecl, L), 1)
+            sc.arrays.append(Arr(name, t, L, True, True, fixed=True, vec=vec))
             return lines
         if k == 'constarr':
             self.const_arrays -= 1

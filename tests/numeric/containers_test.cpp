@@ -188,6 +188,17 @@ double smooth(const double *x, int n) {
     s += h[i] * h[i];
   return s;
 }
+// A scratch container sized in one branch only.
+double branchy(const double *x, int n) {
+  double r = x[0];
+  if (x[0] > 0) {
+    std::vector<double> t(n);
+    for (int i = 0; i < n; ++i)
+      t[i] = x[i] * x[i];
+    r += t[n - 1] * t[0];
+  }
+  return r;
+}
 // Only the adjoint of t is needed backwards, not its elements.
 double twice_sum(const std::vector<double> &x) {
   std::vector<double> t(x.size(), 0.0);
@@ -201,7 +212,8 @@ double twice_sum(const std::vector<double> &x) {
 [[fluxion::grad]] [[fluxion::jvp]] [[fluxion::hessian]] double
 scratch_in_callees(const std::vector<double> &x) {
   return smooth(x.data(), (int)x.size()) * twice_sum(x) +
-         smooth(x.data(), (int)x.size());
+         smooth(x.data(), (int)x.size()) +
+         branchy(x.data(), (int)x.size()) * x[1];
 }
 // f_jacobian splits an annotated function with a local container.
 [[fluxion::jacobian]] void split_local(const double x[3], double y[2]) {
@@ -360,6 +372,11 @@ TEST(Containers, FloatAndTemplate) {
 }
 
 TEST(Containers, ScratchInCallees) {
+  // x[0] > 0, then x[0] < 0: the branch sizes the container, then not.
+  std::vector<double> negative = {-0.3, -0.7, 1.1, 0.5};
+  auto N = fluxion::check_gradient(ctr::scratch_in_callees,
+                                   ctr::scratch_in_callees_grad, negative);
+  EXPECT_TRUE(N.ok()) << N;
   std::vector<double> x = {0.3, -0.7, 1.1, 0.5};
   auto G = fluxion::check_gradient(ctr::scratch_in_callees,
                                    ctr::scratch_in_callees_grad, x);

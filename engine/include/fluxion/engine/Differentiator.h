@@ -219,9 +219,8 @@ private:
   void defineSplit(SplitEntry &E, clang::FunctionDecl *Def);
   /// A split pair's local containers: the backward function sizes them
   /// (and their adjoints) from the size, and the elements its sweep reads,
-  /// that the forward function pushes at its end. False after a located
-  /// error (a container sized inside a block).
-  bool handOverContainers(ReverseBuilder &B, struct Differentiated &D);
+  /// that the forward function pushes at its end.
+  void handOverContainers(ReverseBuilder &B, struct Differentiated &D);
   // Forward mode (ForwardMode.cpp).
   void declareJVP(UserEntry &E);
   void defineUserJVP(UserEntry &E, clang::FunctionDecl *Def);
