@@ -65,7 +65,8 @@ FEATURES = {
     'aliases': 'local references and pointers that stay put: T &r = a[i] (read and '
                'written), T *w = a (written through), const S &r = s',
     'lambdas': 'lambdas defined in f and in helpers ([&] reading the scope, [=] '
-               'copying the scalars it reads) and called in expressions',
+               'copying the scalars it reads), some taking a const T* that a call '
+               'gives an array variable, and called in expressions',
     'templates': 'f as a function template (a scalar parameter of type T, deduced; '
                  '&f_hessian<> names its instance), helpers as templates '
                  'template <int K> called as h<1>, h<2>, ... in one function',
@@ -527,7 +528,9 @@ class Generator:
         if depth <= 0 or self.chance(0.25):
             return self.leaf(sc)
         if sc.lambdas and self.lrng.random() < 0.2:
-            return self.lambda_call(sc, depth)
+            call = self.lambda_call(sc, depth)
+            if call is not None:
+                return call
         if self.on('minmax') and self.mrng.random() < 0.06:
             return self.with_rng(self.mrng, lambda: self.minmax(sc, depth))
         r = self.rng.random()
@@ -619,16 +622,38 @@ class Generator:
             else:
                 inner = sc.copy()
             inner.vars.append(Var(name + '_a', t, assignable=False))
+            # Sometimes a leading `const T *lamN_p` too, read at [0]: a call
+            # passes an array variable of that type.
+            ptr_t = self.ftype() if self.chance(0.3) else None
+            if ptr_t:
+                inner.arrays.append(Arr(name + '_p', ptr_t, 1, True, False))
             e, te = self.expr(inner, 2)
-            sc.lambdas.append((name, te))  # it returns what e is
-            return ['%sauto %s = [%s](%s %s_a) { return %s; };' % (
-                pad, name, '=' if by_copy else '&', CTYPE[t], name, e)]
+            sc.lambdas.append((name, te, ptr_t))  # it returns what e is
+            params = '%s %s_a' % (CTYPE[t], name)
+            if ptr_t:
+                params = 'const %s *%s_p, %s' % (CTYPE[ptr_t], name, params)
+            return ['%sauto %s = [%s](%s) { return %s; };' % (
+                pad, name, '=' if by_copy else '&', params, e)]
         return self.with_rng(self.lrng, gen)
+
+    @staticmethod
+    def lambda_arrays(sc, ptr_t):
+        """Arrays a lambda's `const T *` parameter can be given: variables
+        (a lambda's pointer parameter stands for its argument variable)."""
+        return [a for a in sc.arrays if a.readable and a.t == ptr_t and
+                not a.vec and a.name.isidentifier()]
 
     def lambda_call(self, sc, depth):
         def gen():
-            name, t = self.rng.choice(sc.lambdas)
+            usable = [l for l in sc.lambdas
+                      if l[2] is None or self.lambda_arrays(sc, l[2])]
+            if not usable:
+                return None
+            name, t, ptr_t = self.rng.choice(usable)
             e, _ = self.expr(sc, depth - 1)
+            if ptr_t:
+                a = self.rng.choice(self.lambda_arrays(sc, ptr_t))
+                return '%s(%s, %s)' % (name, a.name, e), t
             return '%s(%s)' % (name, e), t
         return self.with_rng(self.lrng, gen)
 
