@@ -137,7 +137,7 @@ void CallSites::bind(CallExpr *Form, const Decl *User) {
     if (CXXRecordDecl *Closure =
             Form->getArg(0)->getType()->getAsCXXRecordDecl();
         Closure && Closure->isLambda() && !Closure->isGenericLambda()) {
-      Fn = lambdaFunction(Closure, Loc);
+      Fn = lambdaFunction(Closure);
       Lambda = Fn != nullptr;
     }
   if (!Fn) {
@@ -190,8 +190,7 @@ void CallSites::bind(CallExpr *Form, const Decl *User) {
     OnBound(Form, Generated, User);
 }
 
-FunctionDecl *CallSites::lambdaFunction(CXXRecordDecl *Closure,
-                                        SourceLocation Loc) {
+FunctionDecl *CallSites::lambdaFunction(CXXRecordDecl *Closure) {
   if (FunctionDecl *&Known = LambdaFunctions[Closure->getCanonicalDecl()])
     return Known;
   CXXMethodDecl *Call = Closure->getLambdaCallOperator();
@@ -244,7 +243,6 @@ FunctionDecl *CallSites::lambdaFunction(CXXRecordDecl *Closure,
   Ctx.getTranslationUnitDecl()->addHiddenDecl(Fn);
   if (Emit)
     Emit(Fn);
-  (void)Loc;
   LambdaFunctions[Closure->getCanonicalDecl()] = Fn;
   return Fn;
 }

@@ -26,7 +26,6 @@
 namespace clang {
 class CallExpr;
 class CXXRecordDecl;
-class SourceLocation;
 class Decl;
 class Expr;
 class Sema;
@@ -69,8 +68,7 @@ private:
   /// `static R lambda(const C &self, P... p) { return self(p...); }`: what
   /// a form on a lambda of closure type C differentiates (null if the
   /// lambda cannot be called that way: mutable, or without a body yet).
-  clang::FunctionDecl *lambdaFunction(clang::CXXRecordDecl *Closure,
-                                      clang::SourceLocation Loc);
+  clang::FunctionDecl *lambdaFunction(clang::CXXRecordDecl *Closure);
   /// The call-site form whose result Object is, if that is certain.
   const Made *origin(const clang::Expr *Object) const;
   /// Makes the call operator Op call through the type of the functions
