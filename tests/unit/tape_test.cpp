@@ -22,6 +22,24 @@ template <class T> T valueAt(std::size_t I) {
     return static_cast<T>(I % 1000003);
 }
 
+/// Elements held by the first K chunks: the first holds C (ChunkSize), and
+/// each next one twice the one before, up to 4096 C.
+std::size_t edge(std::size_t C, unsigned K) {
+  std::size_t Sum = 0;
+  for (unsigned I = 0; I < K; ++I)
+    Sum += C << (I < 12 ? I : 12);
+  return Sum;
+}
+
+/// Bytes reserved once N elements of type T have been pushed.
+template <class T> std::size_t capacityFor(std::size_t N) {
+  constexpr std::size_t C = fluxion::Tape<T>::ChunkSize;
+  unsigned K = 0;
+  while (edge(C, K) < N)
+    ++K;
+  return edge(C, K) * sizeof(T);
+}
+
 template <class T> class TapeTest : public ::testing::Test {};
 using ElementTypes =
     ::testing::Types<double, float, long double, int, bool, std::size_t>;
@@ -45,7 +63,8 @@ TYPED_TEST(TapeTest, PopsInLifoOrderAcrossManyChunks) {
     ASSERT_EQ(Tape.size(), I + 1);
     ASSERT_EQ(Tape.back(), valueAt<T>(I));
   }
-  EXPECT_EQ(Tape.capacityBytes(), 6 * C * sizeof(T));
+  EXPECT_EQ(Tape.capacityBytes(), capacityFor<T>(N));
+  EXPECT_EQ(Tape.capacityBytes(), 7 * C * sizeof(T)); // C + 2C + 4C
   for (std::size_t I = N; I-- > 0;) {
     ASSERT_FALSE(Tape.empty());
     ASSERT_EQ(Tape.back(), valueAt<T>(I));
@@ -96,7 +115,7 @@ TYPED_TEST(TapeTest, InterleavedPushAndPopAtChunkEdges) {
   };
   // Bounce across each of the first edges: up to one past, down to one
   // before, up again, exactly to the edge, ...
-  for (std::size_t Edge = C; Edge <= 3 * C; Edge += C) {
+  for (std::size_t Edge : {edge(C, 1), edge(C, 2), edge(C, 3)}) {
     while (Model.size() < Edge + 1)
       Push();
     Check();
@@ -116,14 +135,16 @@ TYPED_TEST(TapeTest, InterleavedPushAndPopAtChunkEdges) {
   std::mt19937 Rng(12345);
   for (int Step = 0; Step < 200000; ++Step) {
     bool Up = Model.empty() || (Rng() % 2 == 0);
-    if (Model.size() > 4 * C)
+    if (Model.size() > edge(C, 3) + 2)
       Up = false;
     if (Up)
       Push();
     else
       Pop();
-    if (Model.size() % C <= 1 || Model.size() % C == C - 1)
-      Check();
+    std::size_t S = Model.size();
+    for (unsigned K = 1; K <= 3; ++K)
+      if (S + 1 >= edge(C, K) && S <= edge(C, K) + 1)
+        Check();
   }
   while (!Model.empty())
     Pop();
@@ -138,7 +159,7 @@ TYPED_TEST(TapeTest, ClearKeepsTheChunksAndReuseAllocatesNothing) {
   for (std::size_t I = 0; I < N; ++I)
     Tape.push(valueAt<T>(I));
   const std::size_t Capacity = Tape.capacityBytes();
-  EXPECT_EQ(Capacity, 4 * C * sizeof(T));
+  EXPECT_EQ(Capacity, capacityFor<T>(N));
 
   Tape.clear();
   EXPECT_TRUE(Tape.empty());
@@ -226,7 +247,7 @@ TYPED_TEST(TapeTest, ReleaseReturnsTheChunksAndTheTapeStillWorks) {
   for (std::size_t I = 0; I < C + 1; ++I)
     Tape.push(valueAt<T>(I + 5));
   EXPECT_EQ(Tape.size(), C + 1);
-  EXPECT_EQ(Tape.capacityBytes(), 2 * C * sizeof(T));
+  EXPECT_EQ(Tape.capacityBytes(), 3 * C * sizeof(T)); // C + 2C
   for (std::size_t I = C + 1; I-- > 0;)
     ASSERT_EQ(Tape.pop(), valueAt<T>(I + 5));
   EXPECT_TRUE(Tape.empty());
@@ -303,7 +324,8 @@ TYPED_TEST(TapeTest, RewindTakesBackPopsAtEverySize) {
   using T = TypeParam;
   constexpr std::size_t C = fluxion::Tape<T>::ChunkSize;
   // Positions on, just before and just after chunk boundaries.
-  for (std::size_t Base : {std::size_t(0), C - 1, C, C + 1, 2 * C}) {
+  for (std::size_t Base :
+       {std::size_t(0), C - 1, C, C + 1, 2 * C, edge(C, 2), edge(C, 2) + 1}) {
     for (std::size_t Pops : {std::size_t(1), std::size_t(2), C, C + 2}) {
       fluxion::Tape<T> Tape;
       const std::size_t N = Base + Pops;
@@ -324,6 +346,29 @@ TYPED_TEST(TapeTest, RewindTakesBackPopsAtEverySize) {
       EXPECT_EQ(Tape.back(), valueAt<T>(99));
     }
   }
+}
+
+TEST(TapeChunks, DoubleInSizeAndStayAddressable) {
+  using T = int;
+  constexpr std::size_t C = fluxion::Tape<T>::ChunkSize;
+  fluxion::Tape<T> Tape;
+  const std::size_t N = edge(C, 6) + 3; // into the seventh chunk
+  for (std::size_t I = 0; I < N; ++I)
+    Tape.push(static_cast<T>(I));
+  EXPECT_EQ(Tape.capacityBytes(), edge(C, 7) * sizeof(T));
+  // at() and rewind() find each element whatever chunk holds it.
+  for (unsigned K = 1; K <= 6; ++K)
+    for (std::size_t I : {edge(C, K) - 1, edge(C, K), edge(C, K) + 1})
+      ASSERT_EQ(Tape.at(I), static_cast<T>(I)) << "element " << I;
+  for (unsigned K = 6; K >= 1; --K) {
+    while (Tape.size() > edge(C, K) - 2)
+      Tape.pop();
+    Tape.rewind(edge(C, K));
+    ASSERT_EQ(Tape.size(), edge(C, K));
+    ASSERT_EQ(Tape.back(), static_cast<T>(edge(C, K) - 1));
+    ASSERT_EQ(Tape.pop(), static_cast<T>(edge(C, K) - 1));
+  }
+  EXPECT_EQ(Tape.peakSize(), N);
 }
 
 TEST(TapePosition, RewindsEveryTapeOfTheThread) {
@@ -347,7 +392,7 @@ TEST(TapePosition, RewindsEveryTapeOfTheThread) {
   static_assert(std::is_trivially_copyable_v<fluxion::TapePosition>);
 }
 
-TEST(TapeChunks, AreSixteenKiB) {
+TEST(TapeChunks, StartAtSixteenKiB) {
   EXPECT_EQ(fluxion::Tape<double>::ChunkSize, 2048u);
   EXPECT_EQ(fluxion::Tape<float>::ChunkSize, 4096u);
   EXPECT_EQ(fluxion::Tape<bool>::ChunkSize, 16384u);

@@ -1,9 +1,12 @@
 // Fluxion runtime: the tape that generated reverse sweeps record on.
 //
-// A Tape<T> is a LIFO stack of T stored in fixed-size chunks. Pushing never
-// moves stored elements, needs no allocation except when a new chunk is first
-// reached, and chunks are kept when popped so that a tape reused across calls
-// allocates nothing after warm-up. Generated code reaches its tapes through
+// A Tape<T> is a LIFO stack of T stored in chunks that double in size up to
+// a limit. Pushing never moves stored elements, needs no allocation except
+// when a new chunk is first reached, and chunks are kept when popped so that
+// a tape reused across calls allocates nothing after warm-up. Large chunks
+// are aligned for, and on Linux advised to use, transparent huge pages: the
+// first call that fills them then takes one page fault per 2 MiB instead of
+// one per 4 KiB, which is most of what a first call costs over a warm one. Generated code reaches its tapes through
 // fluxion::tape<T>(), which is thread_local: two threads differentiating at
 // the same time never share a tape, and nested generated calls (pullbacks of
 // callees, recursion) push and pop in strict LIFO order on the same one.
@@ -18,6 +21,10 @@
 #include <cstring>
 #include <new>
 #include <type_traits>
+
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
 
 /// Marks the rare paths of the tape (a new chunk, the previous chunk): they
 /// stay out of line, so every inlined push and pop is a compare, a store and
@@ -61,13 +68,14 @@ public:
   std::size_t size() const { return bytesHeld() / ElemSize; }
 
   /// Bytes of element storage reserved (kept chunks included).
-  std::size_t capacityBytes() const { return NumChunks * ChunkBytes; }
+  std::size_t capacityBytes() const { return chunkStart(NumChunks); }
 
   /// Largest number of bytes of elements stored at once since construction
   /// or the last resetPeak().
   std::size_t peakBytes() const {
     const char *High = Mark > Top ? Mark : Top;
-    std::size_t Here = Current * ChunkBytes + static_cast<std::size_t>(High - Begin);
+    std::size_t Here =
+        chunkStart(Current) + static_cast<std::size_t>(High - Begin);
     return PeakBytes > Here ? PeakBytes : Here;
   }
   void resetPeak() {
@@ -86,10 +94,11 @@ public:
     assert(Bytes > bytesHeld() && Bytes <= capacityBytes() &&
            "rewind beyond what the tape held");
     PeakBytes = peakBytes();
-    std::size_t Index = Bytes / ChunkBytes, Offset = Bytes % ChunkBytes;
+    std::size_t Index = chunkHolding(Bytes);
+    std::size_t Offset = Bytes - chunkStart(Index);
     if (Offset == 0 && Index > 0) { // the end of the previous chunk
       --Index;
-      Offset = ChunkBytes;
+      Offset = chunkBytes(Index);
     }
     setChunk(Index);
     Top = Mark = Begin + Offset;
@@ -137,7 +146,7 @@ protected:
       Top = Mark = Begin;
       return;
     }
-    std::size_t Reached = (Current + 1) * ChunkBytes;
+    std::size_t Reached = chunkStart(Current + 1);
     if (Reached > PeakBytes)
       PeakBytes = Reached;
     if (Current + 1 == NumChunks)
@@ -179,6 +188,30 @@ protected:
   }
 
   const char *chunk(std::size_t Index) const { return Chunks[Index]; }
+
+  /// Chunk I holds ChunkBytes << min(I, GrowthSteps) bytes: a short tape
+  /// reserves 16 KiB, a long one grows in 64 MiB chunks (with 16 KiB first
+  /// chunks), so the number of chunk changes stays small at any size.
+  static constexpr unsigned GrowthSteps = 12;
+  std::size_t chunkBytes(std::size_t I) const {
+    return ChunkBytes << (I < GrowthSteps ? I : GrowthSteps);
+  }
+  /// Bytes stored in the chunks before chunk I.
+  std::size_t chunkStart(std::size_t I) const {
+    if (I <= GrowthSteps)
+      return ChunkBytes * ((std::size_t(1) << I) - 1);
+    return chunkStart(GrowthSteps) + (I - GrowthSteps) * chunkBytes(I);
+  }
+  /// The chunk that byte offset Bytes of the tape falls in.
+  std::size_t chunkHolding(std::size_t Bytes) const {
+    std::size_t Grown = chunkStart(GrowthSteps);
+    if (Bytes >= Grown)
+      return GrowthSteps + (Bytes - Grown) / chunkBytes(GrowthSteps);
+    std::size_t I = 0;
+    while (chunkStart(I + 1) <= Bytes)
+      ++I;
+    return I;
+  }
   bool holdsNothing() const { return Top == Begin && Current == 0; }
 
   char *Begin = nullptr;
@@ -192,13 +225,13 @@ private:
   std::size_t bytesHeld() const {
     if (NumChunks == 0)
       return 0;
-    return Current * ChunkBytes + static_cast<std::size_t>(Top - Begin);
+    return chunkStart(Current) + static_cast<std::size_t>(Top - Begin);
   }
 
   void setChunk(std::size_t Index) {
     Current = Index;
     Begin = Chunks[Index];
-    End = Begin + ChunkBytes;
+    End = Begin + chunkBytes(Index);
   }
 
   void appendChunk() {
@@ -211,18 +244,30 @@ private:
       Chunks = Grown;
       ChunkSlots = Slots;
     }
+    std::size_t Bytes = chunkBytes(NumChunks);
 #ifdef __cpp_aligned_new
-    Chunks[NumChunks++] = static_cast<char *>(
-        ::operator new(ChunkBytes, std::align_val_t(ElemAlign)));
-#else
-    Chunks[NumChunks++] = static_cast<char *>(::operator new(ChunkBytes));
+    char *Chunk = static_cast<char *>(
+        ::operator new(Bytes, std::align_val_t(chunkAlign(Bytes))));
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+    if (Bytes >= HugePage) // advice only: without it, 4 KiB pages
+      ::madvise(Chunk, Bytes, MADV_HUGEPAGE);
 #endif
+#else
+    char *Chunk = static_cast<char *>(::operator new(Bytes));
+#endif
+    Chunks[NumChunks++] = Chunk;
+  }
+
+  static constexpr std::size_t HugePage = std::size_t(2) << 20;
+  std::size_t chunkAlign(std::size_t Bytes) const {
+    return Bytes >= HugePage && ElemAlign < HugePage ? HugePage : ElemAlign;
   }
 
   void freeChunks() {
     for (std::size_t I = 0; I < NumChunks; ++I)
 #ifdef __cpp_aligned_new
-      ::operator delete(Chunks[I], std::align_val_t(ElemAlign));
+      ::operator delete(Chunks[I],
+                        std::align_val_t(chunkAlign(chunkBytes(I))));
 #else
       ::operator delete(Chunks[I]);
 #endif
@@ -267,8 +312,8 @@ template <class T> class Tape : public detail::TapeStorage {
                 "the tape stores trivially copyable values only");
 
 public:
-  /// Elements per chunk (16 KiB chunks): large enough that chunk changes are
-  /// rare, small enough that a short-lived tape reserves little memory.
+  /// Elements in the first chunk (16 KiB): a short-lived tape reserves
+  /// little memory. Later chunks double in size (see chunkBytes).
   static constexpr std::size_t ChunkSize =
       sizeof(T) >= 16384 ? 1 : 16384 / sizeof(T);
 
@@ -392,7 +437,8 @@ public:
   /// The element pushed Index-th (0 is the oldest still stored).
   const T &at(std::size_t Index) const {
     assert(Index < size() && "tape index out of range");
-    return reinterpret_cast<const T *>(chunk(Index / ChunkSize))[Index % ChunkSize];
+    std::size_t Bytes = Index * sizeof(T), I = this->chunkHolding(Bytes);
+    return *reinterpret_cast<const T *>(chunk(I) + (Bytes - this->chunkStart(I)));
   }
 
   /// Largest number of elements stored at once since construction or the
