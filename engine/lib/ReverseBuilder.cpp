@@ -90,6 +90,7 @@ std::optional<AdjointParts> ReverseBuilder::build() {
     Counted.clear();
     CounterInits.clear();
     RecomputedInits.clear();
+    HoistedRecords.clear();
   }
 }
 
@@ -414,7 +415,7 @@ bool ReverseBuilder::assignment(const ir::Stmt &S, Sweeps &Out) {
     if (auto Inverse = inverseIncrement(S))
       Restore.push_back(assign(
           S.LHS, binary(*Inverse, S.LHS, S.RHS->Ops[1], S.LHS->Ty)));
-    else
+    else if (!hoistRecord(S))
       record(S.LHS, Out, Restore);
   }
   Out.Fwd.push_back(assign(S.LHS, S.RHS, S.Op, S.Loc));
@@ -958,19 +959,25 @@ bool ReverseBuilder::orderFree(const FunctionDecl *FD) const {
 bool ReverseBuilder::countedForSweeps(const ir::Stmt &S, const CountedFor &CL,
                                        Sweeps &Out) {
   Sweeps Body;
+  HoistedRecords.erase(&S);
   ++LoopDepth;
   LoopStack.push_back(&S);
   bool OK = stmts(S.body(), Body);
   LoopStack.pop_back();
   --LoopDepth;
+  Block Restores;
+  placeHoistedRecords(S, CL, Out, Restores);
   auto L = std::make_unique<ir::Stmt>(StmtKind::Loop, S.Loc);
   L->Cond = S.Cond;
   L->V = S.V;
   L->body() = std::move(Body.Fwd);
   Out.Fwd.push_back(std::move(L));
   noteBodyReads(S, Body.Rev);
-  if (Body.Rev.empty())
+  if (Body.Rev.empty()) {
+    for (StmtP &R : Restores)
+      Out.Rev.push_back(std::move(R));
     return OK;
+  }
   // The body's reverse starts with the decrement (the increment's inverse);
   // made here when the increment was not recorded (the body's reverse does
   // not read the counter, only our condition does).
@@ -1016,6 +1023,8 @@ bool ReverseBuilder::countedForSweeps(const ir::Stmt &S, const CountedFor &CL,
   }
   R->body() = std::move(Body.Rev);
   Out.Rev.push_back(std::move(R));
+  for (StmtP &RS : Restores)
+    Out.Rev.push_back(std::move(RS));
   return OK;
 }
 

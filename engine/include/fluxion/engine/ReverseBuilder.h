@@ -231,6 +231,15 @@ private:
   /// loops) reads the local V: an overwrite of V destroys nothing needed
   /// (logsumexp's `s += exp(v[i] - mx)`, read back only after the loop).
   bool unreadBefore(const ir::Var *V) const;
+  /// Inside a counted loop whose body's reverse sweep never reads the
+  /// variable S writes: S's record moves before the loop and its restore
+  /// after the loop's reverse (HoistedRecords.cpp). True if it was moved.
+  bool hoistRecord(const ir::Stmt &S);
+  /// Emits the records hoisted out of Loop: before it in Before.Fwd, the
+  /// restores into After (run after the loop's reverse).
+  void placeHoistedRecords(const ir::Stmt &Loop, const CountedFor &CL,
+                           Sweeps &Before, ir::Block &After);
+  llvm::DenseMap<const ir::Stmt *, std::vector<ir::ExprP>> HoistedRecords;
   llvm::DenseSet<const ir::Var *> ReadLater;
 };
 
