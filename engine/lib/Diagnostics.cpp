@@ -171,6 +171,10 @@ static DiagInfo info(Diag Kind) {
   case Diag::NoteCustomSignature:
     return {L::Note, "the custom derivative to define in namespace "
                      "fluxion::custom: '%0'"};
+  case Diag::NoteIncludeRuntime:
+    return {L::Note, "Fluxion's derivatives of <cmath> and standard library "
+                     "functions come with '#include <fluxion/fluxion.hpp>', "
+                     "which this file does not include"};
   }
   return {L::Error, "fluxion: unknown error"};
 }

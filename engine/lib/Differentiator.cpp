@@ -126,6 +126,12 @@ bool Differentiator::canGenerate(FunctionDecl *Callee, SourceLocation Loc,
   // then mechanical.
   Diags.report(Loc, Diag::NoteCustomSignature)
       << expectedSignature(Callee, Rule);
+  // The runtime's rules for <cmath> and the standard library (sin_vjp
+  // among them) are missing: the file forgot the include, and the way out
+  // is one line, not a rule of one's own.
+  NamespaceDecl *Custom = customNamespace();
+  if (!Custom || Custom->lookup(&Ctx.Idents.get("sin_vjp")).empty())
+    Diags.report(Loc, Diag::NoteIncludeRuntime);
   return false;
 }
 

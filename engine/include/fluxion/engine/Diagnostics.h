@@ -55,6 +55,7 @@ enum class Diag {
   NoteCustomCandidate,  ///< note: %0: candidate rule
   NoteCustomUsedFor,    ///< note: %0: call that needs it
   NoteCustomSignature,  ///< note: %0: the custom rule's full signature
+  NoteIncludeRuntime,   ///< note: the runtime's rules are not included
   NoteCallSiteMade,     ///< note: where the derivative object is made
 };
 
