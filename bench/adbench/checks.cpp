@@ -50,6 +50,18 @@ bool check_gmm(const std::string &name, const GmmInput &in, bool fd) {
   gv.insert(gv.end(), xq.begin(), xq.end());
   ok &= check_value(name, vv, "fluxion-vector", vp, "primal");
   ok &= check(name, gv, "fluxion-vector", gm, "manual", AdTol);
+  // The one-function formulation with inline loops: same again.
+  std::vector<double> gi(np, 0.0);
+  double vi = gmm_objective_inline_grad(d, k, n, alphas, means, icf,
+                                        in.x.data(), in.gamma, in.m,
+                                        gi.data(), gi.data() + k,
+                                        gi.data() + k + k * d);
+  ok &= check_value(name, vi, "fluxion-inline", vp, "primal");
+  ok &= check_value(name,
+                    gmm_objective_inline(d, k, n, alphas, means, icf,
+                                         in.x.data(), in.gamma, in.m),
+                    "inline", vp, "primal");
+  ok &= check(name, gi, "fluxion-inline", gm, "manual", AdTol);
 #ifdef FLUXION_ADBENCH_ADOLC
   std::vector<double> ga(np), gr(np);
   double va = gmm_adolc_tape_and_gradient(in, GmmTag, ga.data());

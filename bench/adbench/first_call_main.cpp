@@ -2,7 +2,8 @@
 //
 //   fluxion_first_call <problem> <method>
 //     problem: gmm (d = 64, K = 25, n = 1000), gmm_vector (the same through
-//              std::vector parameters), lstm (l = 4, c = 4096, b = 14),
+//              std::vector parameters), gmm_inline (the same as one function
+//              with inline loops, gmm_inline.cpp), lstm (l = 4, c = 4096, b = 14),
 //              burgers (n = 256, 10^4 steps)
 //     method:  fluxion (the generated gradient) or manual (the hand-written
 //              adjoint)
@@ -40,7 +41,7 @@ struct Call {
   std::function<double()> run;
 };
 
-Call gmmCall(const GmmInput &in, bool fluxion, bool vector) {
+Call gmmCall(const GmmInput &in, bool fluxion, bool vector, bool inl) {
   auto a = std::make_shared<std::vector<double>>(in.alphas.size());
   auto m = std::make_shared<std::vector<double>>(in.means.size());
   auto q = std::make_shared<std::vector<double>>(in.icf.size());
@@ -58,7 +59,9 @@ Call gmmCall(const GmmInput &in, bool fluxion, bool vector) {
     };
   else
     c.run = [=, &in] {
-      auto grad = fluxion ? gmm_objective_grad : gmm_manual_grad;
+      auto grad = inl       ? gmm_objective_inline_grad
+                  : fluxion ? gmm_objective_grad
+                            : gmm_manual_grad;
       return grad(in.d, in.k, in.n, in.alphas.data(), in.means.data(),
                   in.icf.data(), in.x.data(), in.gamma, in.m, a->data(),
                   m->data(), q->data());
@@ -112,7 +115,7 @@ double seconds(const Call &c) {
 int main(int argc, char **argv) {
   if (argc != 3 || (std::strcmp(argv[2], "fluxion") != 0 &&
                     std::strcmp(argv[2], "manual") != 0)) {
-    std::fprintf(stderr, "usage: %s gmm|gmm_vector|lstm|burgers "
+    std::fprintf(stderr, "usage: %s gmm|gmm_vector|gmm_inline|lstm|burgers "
                          "fluxion|manual\n", argv[0]);
     return 1;
   }
@@ -123,14 +126,16 @@ int main(int argc, char **argv) {
   LstmInput lstm;
   BurgersInput burgers;
   Call call;
-  if (problem == "gmm" || problem == "gmm_vector") {
-    if (problem == "gmm_vector" && !fluxion) {
-      std::fprintf(stderr, "gmm_vector has no hand-written adjoint of its "
-                           "own: compare it with gmm manual\n");
+  if (problem == "gmm" || problem == "gmm_vector" ||
+      problem == "gmm_inline") {
+    if (problem != "gmm" && !fluxion) {
+      std::fprintf(stderr, "%s has no hand-written adjoint of its own: "
+                           "compare it with gmm manual\n", problem.c_str());
       return 1;
     }
     gmm = gmm_make_input(64, 25, 1000, 1000 + 64 * 100 + 25);
-    call = gmmCall(gmm, fluxion, problem == "gmm_vector");
+    call = gmmCall(gmm, fluxion, problem == "gmm_vector",
+                   problem == "gmm_inline");
   } else if (problem == "lstm") {
     lstm = lstm_make_input(4, 4096, 14, 3000 + 10 * 4 + 4096);
     call = lstmCall(lstm, fluxion);

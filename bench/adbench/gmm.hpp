@@ -68,6 +68,17 @@ double gmm_objective_grad(int d, int k, int n, const double *alphas,
 
 // The same objective written with std::vector parameters and locals
 // (gmm_vector.cpp); the adjoints are vectors of the parameters' sizes.
+// The same objective as one function with inline loops (gmm_inline.cpp).
+double gmm_objective_inline(int d, int k, int n, const double *alphas,
+                            const double *means, const double *icf,
+                            const double *x, double wishart_gamma,
+                            int wishart_m);
+double gmm_objective_inline_grad(int d, int k, int n, const double *alphas,
+                                 const double *means, const double *icf,
+                                 const double *x, double wishart_gamma,
+                                 int wishart_m, double *d_alphas,
+                                 double *d_means, double *d_icf);
+
 double gmm_objective_vector(int d, int k, int n,
                             const std::vector<double> &alphas,
                             const std::vector<double> &means,
