@@ -241,7 +241,8 @@ static void collectReads(const Block &B, llvm::DenseSet<const Var *> &Reads) {
         Add(*E.Ops[1]);
         return;
       }
-      if (E.K == ExprKind::Cast || E.K == ExprKind::Member) {
+      if (E.K == ExprKind::Cast || E.K == ExprKind::Member ||
+          E.K == ExprKind::AddrOf) { // &v[k]: a restored range's start
         Parts(*E.Ops[0]);
         return;
       }
@@ -756,8 +757,10 @@ void ReverseBuilder::saveReadRanges(const Expr &C, const CallDerivative &D,
 
 bool ReverseBuilder::ifStmt(const ir::Stmt &S, Sweeps &Out) {
   Sweeps Then, Else;
+  ++CondDepth;
   bool OK = stmts(S.Then, Then);
   OK &= stmts(S.Else, Else);
+  --CondDepth;
   if (Then.Rev.empty() && Else.Rev.empty()) {
     Out.Fwd.push_back(
         ir::ifStmt(S.Cond, std::move(Then.Fwd), std::move(Else.Fwd), S.Loc));
@@ -960,6 +963,7 @@ bool ReverseBuilder::countedForSweeps(const ir::Stmt &S, const CountedFor &CL,
                                        Sweeps &Out) {
   Sweeps Body;
   HoistedRecords.erase(&S);
+  CondDepthAt[&S] = CondDepth;
   ++LoopDepth;
   LoopStack.push_back(&S);
   bool OK = stmts(S.body(), Body);

@@ -96,6 +96,64 @@ rnn(const double *W, const double *U, const double *xs, int T, int n) {
   return y + slots[0] * slots[1] + std::cos(slots[2]) + slots[3];
 }
 
+// Ranges: a triangular update (GMM's Q x: the inner loop's start moves
+// with the outer counter), a growing one (its end moves), inclusive bounds,
+// offset indices, a copy back from a scratch array, a sliding window (both
+// bounds move: recorded per write), a conditional write (per write), and an
+// element indexed by the outer counter inside an inner loop that may not
+// run (recorded around the inner loop only).
+[[fluxion::grad("x", "q")]] [[fluxion::jvp("x", "q")]] double
+ranges(int d, int reps, const double *x, const double *q) {
+  double v[8], w[10], u[8], tmp[8];
+  double s = 0;
+  for (int i = 0; i < d; ++i)
+    u[i] = x[i];
+  for (int r = 0; r < reps; ++r) {
+    for (int j = 0; j < d; ++j)
+      v[j] = u[j] * (r + 1) + q[j];
+    for (int j = 0; j < d; ++j)
+      for (int l = j + 1; l < d; ++l)
+        v[l] += q[l] * u[j];
+    for (int j = 0; j <= d + 1; ++j)
+      w[j] = 0.5 * j;
+    for (int j = 0; j < d; ++j)
+      for (int l = 0; l <= j; ++l)
+        w[l + 2] -= q[j] * v[l] * 0.25;
+    for (int j = 1; j < d; ++j)
+      for (int l = j - 1; l < j + 1; ++l)
+        v[l] += 0.1 * w[l];
+    for (int j = 0; j < d; ++j)
+      for (int l = 0; l < d; ++l)
+        if (l % 2 == 0)
+          w[l] += 0.05 * v[j];
+    for (int j = 0; j < d; ++j)
+      for (int l = j + 1; l < d; ++l)
+        v[j] += 0.01 * q[l];
+    for (int j = 0; j < d; ++j)
+      s += std::sin(v[j]) * w[j + 1] + w[j] * w[j];
+    for (int i = 0; i < d; ++i) {
+      int ip = (i + 1) % d;
+      tmp[i] = u[i] + 0.1 * (u[ip] - u[i]) * u[i];
+    }
+    for (int i = 0; i < d; ++i)
+      u[i] = tmp[i];
+  }
+  for (int i = 0; i < d; ++i)
+    s += u[i] * u[i];
+  return s;
+}
+
+// A scalar accumulated over a loop nest whose bodies never read it: one
+// record around the outer loop.
+[[fluxion::grad]] [[fluxion::jvp]] double nest(int n, const double *x) {
+  double acc = x[0];
+  double y = std::sin(acc);
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < n; ++j)
+      acc += x[i] * x[j] * 0.1;
+  return y * std::cos(acc) + acc * acc;
+}
+
 } // namespace hoist
 
 namespace {
@@ -198,6 +256,47 @@ TEST(HoistedRecords, ZeroTripLoopsAndLoopsThatCannotHoist) {
         [&](double *d) { hoist::mixed_grad(n, m, in.data(), d); },
         [&](const double *t) { return hoist::mixed_jvp(n, m, in.data(), t); },
         n, 60 + n);
+  }
+}
+
+} // namespace
+
+namespace {
+
+TEST(HoistedRecords, Ranges) {
+  for (int d : {1, 2, 3, 8}) {
+    for (int reps : {0, 1, 3}) {
+      std::vector<double> in = inputs(2 * d, 70 + d + reps);
+      nt::check_gradient<double>(
+          [&](const double *v) { return hoist::ranges(d, reps, v, v + d); },
+          [&](const double *v, double *g) {
+            return hoist::ranges_grad(d, reps, v, v + d, g, g + d);
+          },
+          in);
+      expectDotProduct(
+          [&](double *g) {
+            hoist::ranges_grad(d, reps, in.data(), in.data() + d, g, g + d);
+          },
+          [&](const double *t) {
+            return hoist::ranges_jvp(d, reps, in.data(), in.data() + d, t,
+                                     t + d);
+          },
+          2 * d, 80 + d);
+    }
+  }
+}
+
+TEST(HoistedRecords, ScalarOverALoopNest) {
+  for (int n : {0, 1, 4}) {
+    std::vector<double> in = inputs(std::max(n, 1), 90 + n);
+    nt::check_gradient<double>(
+        [&](const double *v) { return hoist::nest(n, v); },
+        [&](const double *v, double *g) { return hoist::nest_grad(n, v, g); },
+        in);
+    expectDotProduct(
+        [&](double *g) { hoist::nest_grad(n, in.data(), g); },
+        [&](const double *t) { return hoist::nest_jvp(n, in.data(), t); },
+        std::max(n, 1), 95 + n);
   }
 }
 

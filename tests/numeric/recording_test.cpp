@@ -339,8 +339,8 @@ TEST(Recording, RangeSavedAtCallMatchesRecordingAtWrites) {
 }
 
 TEST(Recording, RangeSavedAtCallRecordsLess) {
-  // One saved range of d values per row and term, against d(d+1)/2 + d
-  // recorded writes: the tape of tri_saved is smaller than its twin's.
+  // One saved range of d values per row and term, against the twin's
+  // records of y at its writes: the tape of tri_saved is smaller.
   const int rows = 50, m = 4, d = rec::MaxD, nl = d * (d - 1) / 2;
   std::vector<double> in = inputs(rows * d + nl, 7);
   std::vector<double> dv(in.size());
@@ -353,7 +353,10 @@ TEST(Recording, RangeSavedAtCallRecordsLess) {
   std::size_t saved = peak(rec::tri_saved_grad);
   std::size_t recorded = peak(rec::tri_via_grad);
   EXPECT_GT(saved, 0u);
-  EXPECT_LT(saved * 2, recorded) << saved << " vs " << recorded << " bytes";
+  // The twin's updates of y are recorded once per loop nest as the range
+  // they cover (HoistedRecords.cpp), not d(d-1)/2 times, so its tape is
+  // not much larger; the saved range still spares those records.
+  EXPECT_LT(saved, recorded) << saved << " vs " << recorded << " bytes";
 }
 
 TEST(Recording, ArrayReadByOwnStatementsIsRecorded) {

@@ -33,7 +33,7 @@
 // CHECK-NEXT: ip = (i_1 == (n - 1) ? 0 : i_1 + 1);
 // CHECK-NEXT: // un[i] =
 // CHECK-NEXT: un[i_1] =
-// CHECK: _tape_double.push(u[i_2]);
+// CHECK: _tape_double.push_range(&u[0], (long)n);
 // CHECK: i_1 = 0;
 // CHECK-NEXT: while (i_1 < n) {
 // CHECK-NEXT: // int im

@@ -4,7 +4,9 @@
 // and given back before its backward function. The `for` counters are run
 // backwards from their bounds instead of being recorded with their trip
 // counts; the triangular update's reverse, which only accumulates, runs
-// forward. xc, read by y's updates, is still recorded where it is written.
+// forward. xc, read by y's updates, is still recorded, but once per pass
+// as the range its loop writes (HoistedRecords.cpp), restored after that
+// loop's reverse, which then runs forward too.
 // RUN: %clangxx %fluxion -Xclang -plugin-arg-fluxion -Xclang dump -fsyntax-only %s 2>&1 | %FileCheck %s
 #include <fluxion/fluxion.hpp>
 
@@ -35,7 +37,7 @@ static double sumsq(int n, const double *v) {
 // CHECK-NOT: push(y[
 // CHECK-NOT: _tape_unsigned_long
 // CHECK-NOT: _tape_int
-// CHECK: _tape_double.push(xc[i]);
+// CHECK: _tape_double.push_range(&xc[0], (long)d);
 // CHECK-NOT: push(y[
 // CHECK: _sumsq = sumsq_fwd(d, y);
 // CHECK-NEXT: _tape_double.push_range(y, d);
@@ -49,9 +51,8 @@ static double sumsq(int n, const double *v) {
 // CHECK-NEXT: while (i_1 < d) {
 // CHECK: j = i_1 + 1;
 // CHECK-NEXT: while (j < d) {
-// CHECK: i = d;
-// CHECK-NEXT: while (i > 0) {
-// CHECK-NEXT: i = i - 1;
+// CHECK: {{^ *}}i = 0;
+// CHECK-NEXT: while (i < d) {
 // CHECK-NOT: y[{{.*}}] = {{.*}}pop()
-// CHECK: xc[i] = _tape_double.pop();
+// CHECK: _tape_double.pop_range(&xc[0], (long)d);
 // CHECK-LABEL: double f_grad(

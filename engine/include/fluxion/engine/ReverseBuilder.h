@@ -231,15 +231,30 @@ private:
   /// loops) reads the local V: an overwrite of V destroys nothing needed
   /// (logsumexp's `s += exp(v[i] - mx)`, read back only after the loop).
   bool unreadBefore(const ir::Var *V) const;
-  /// Inside a counted loop whose body's reverse sweep never reads the
-  /// variable S writes: S's record moves before the loop and its restore
-  /// after the loop's reverse (HoistedRecords.cpp). True if it was moved.
+  /// Inside counted loops whose bodies' reverse sweeps never read the
+  /// variable S writes: S's record moves before the outermost such loop and
+  /// its restore after that loop's reverse, as one value or as the range of
+  /// elements the loops write (HoistedRecords.cpp). True if it was moved.
   bool hoistRecord(const ir::Stmt &S);
   /// Emits the records hoisted out of Loop: before it in Before.Fwd, the
   /// restores into After (run after the loop's reverse).
   void placeHoistedRecords(const ir::Stmt &Loop, const CountedFor &CL,
                            Sweeps &Before, ir::Block &After);
-  llvm::DenseMap<const ir::Stmt *, std::vector<ir::ExprP>> HoistedRecords;
+  /// What one hoisted record saves: the lvalue LV, or, when First is set,
+  /// Count elements from First on (a range the loop's own counter covers
+  /// when OwnCounter: it has elements exactly when the loop runs).
+  struct HoistedRecord {
+    ir::ExprP LV, First, Count;
+    bool OwnCounter = false;
+  };
+  std::optional<HoistedRecord> elementRange(const ir::ExprP &LV,
+                                            size_t Level) const;
+  llvm::DenseMap<const ir::Stmt *, std::vector<HoistedRecord>> HoistedRecords;
+  /// How many branches enclose the statement being built, and how many
+  /// enclosed each counted loop: a write with more than its loop is
+  /// conditional there.
+  unsigned CondDepth = 0;
+  llvm::DenseMap<const ir::Stmt *, unsigned> CondDepthAt;
   llvm::DenseSet<const ir::Var *> ReadLater;
 };
 
