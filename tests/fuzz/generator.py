@@ -79,6 +79,9 @@ FEATURES = {
     'rangefor': 'range-based for over arrays of known size (local arrays, struct '
                 'member arrays, local arrays of S): by value, by const reference, '
                 'by reference writing the elements',
+    'loopshapes': 'for loops whose bounds follow the enclosing counter (triangular '
+                  'i + 1 .. n, 0 ..= i, growing and shrinking ranges) and inclusive '
+                  'bounds <= n - 1',
     'callsite': 'the driver calls f_vjp and f_jvp through the call-site form '
                 'fluxion::vjp(&f, names...)(...) and fluxion::jvp(&f, names...)(...), '
                 'which share the annotation\'s functions',
@@ -318,6 +321,7 @@ class Generator:
         self.mrng = random.Random(seed * 7919 + 31)  # std::min/max/clamp/abs
         self.frng = random.Random(seed * 7919 + 37)  # range-based for
         self.crng = random.Random(seed * 7919 + 41)  # std::vector parameters
+        self.srng = random.Random(seed * 7919 + 47)  # loop shapes
         self.f = set(features)
         self.types = [t for t in FLOAT_TYPES
                       if {'f': 'float', 'd': 'double', 'l': 'longdouble'}[t] in self.f]
@@ -998,7 +1002,7 @@ class Generator:
             inner = sc.copy()
             inner.loops.append(i)
             inner.ints.append(i)
-            lines = ['%sfor (int %s = 0; %s < %s; ++%s) {' % (pad, i, i, self.bound, i)]
+            lines = ['%sfor (%s) {' % (pad, self.loop_header(sc, i))]
             lines += self.block(inner, self.rng.randint(1, 3), indent + 1, True, ret_t)
             lines.append('%s}' % pad)
             return lines
@@ -1050,6 +1054,23 @@ class Generator:
             e, _ = self.expr(sc, ds)
             return ['%sif %s' % (pad, c), '%s  return %s;' % (pad, e)]
         return []
+
+    def loop_header(self, sc, i):
+        """The header of a for loop over [0, bound): inside another for, its
+        range may follow the enclosing counter; it stays inside [0, bound)."""
+        B = self.bound
+        plain = 'int %s = 0; %s < %s; ++%s' % (i, i, B, i)
+        if not self.on('loopshapes') or self.srng.random() < 0.5:
+            return plain
+        outer = [l for l in sc.loops if l.startswith('i')]
+        shapes = ['int %s = 0; %s <= %s - 1; ++%s' % (i, i, B, i)]
+        if outer:
+            o = self.srng.choice(outer)
+            shapes += ['int %s = %s + 1; %s < %s; ++%s' % (i, o, i, B, i),
+                       'int %s = 0; %s <= %s; ++%s' % (i, i, o, i),
+                       'int %s = %s; %s < %s; ++%s' % (i, o, i, B, i),
+                       'int %s = 0; %s < %s; ++%s' % (i, i, o, i)]
+        return self.srng.choice(shapes)
 
     def alias(self, sc, pad, writable):
         """A local reference or pointer that names a place for the rest of
