@@ -1025,8 +1025,17 @@ bool ReverseBuilder::countedForSweeps(const ir::Stmt &S, const CountedFor &CL,
     Out.Rev.push_back(assign(ref(CL.Counter), Start, BO_Assign, S.Loc));
     R->Cond = binary(BO_GT, ref(CL.Counter), cast(T, CL.Begin), Ctx.BoolTy);
   }
+  Block Sums, Flushes;
+  accumulateInLocals(CL, Body.Rev, Sums, Flushes);
   R->body() = std::move(Body.Rev);
+  // The sums' declarations go before the counter's initialisation, which
+  // was pushed last.
+  Out.Rev.insert(std::prev(Out.Rev.end()),
+                 std::make_move_iterator(Sums.begin()),
+                 std::make_move_iterator(Sums.end()));
   Out.Rev.push_back(std::move(R));
+  for (StmtP &RS : Flushes)
+    Out.Rev.push_back(std::move(RS));
   for (StmtP &RS : Restores)
     Out.Rev.push_back(std::move(RS));
   return OK;

@@ -1,6 +1,8 @@
 // Records hoisted out of loops: an accumulation `a[k] += ...` in a counted
 // loop whose body's reverse sweep never reads `a` is recorded once before
-// the loop, not at every iteration (engine/lib/HoistedRecords.cpp). Each
+// the loop, not at every iteration (engine/lib/HoistedRecords.cpp); and
+// adjoint sums into one element over a reverse loop go through a local
+// (engine/lib/LocalAccumulators.cpp). Each
 // function is checked against central finite differences and against its
 // forward mode (dot-product test); where the point is recording less, the
 // tape is compared with a twin whose loop body reads the accumulator, which
@@ -154,6 +156,25 @@ ranges(int d, int reps, const double *x, const double *q) {
   return y * std::cos(acc) + acc * acc;
 }
 
+// Adjoint sums over a loop into one element: d_w[i] over j (a std::vector
+// parameter), a `-=` one, one whose element the loop also reads at another
+// index (kept in memory), and loops that run no iteration.
+[[fluxion::grad]] [[fluxion::jvp]] double
+sums(const std::vector<double> &w, int m, double b) {
+  const int n = int(w.size());
+  double y = 0;
+  for (int i = 0; i < n; ++i) {
+    double t = 0;
+    for (int j = i + 1; j < m; ++j)
+      t += w[i] * std::sin(b * j) - 0.5 * w[i] * b;
+    y += t * t;
+  }
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < n; ++j)
+      y += w[i] * w[j] * 0.1;
+  return y;
+}
+
 } // namespace hoist
 
 namespace {
@@ -297,6 +318,37 @@ TEST(HoistedRecords, ScalarOverALoopNest) {
         [&](double *g) { hoist::nest_grad(n, in.data(), g); },
         [&](const double *t) { return hoist::nest_jvp(n, in.data(), t); },
         std::max(n, 1), 95 + n);
+  }
+}
+
+} // namespace
+
+namespace {
+
+TEST(LocalAccumulators, SumsIntoOneElement) {
+  for (int n : {1, 3, 5}) {
+    for (int m : {0, 2, 6}) {
+      std::vector<double> in = inputs(n + 1, 100 + n + m);
+      auto f = [&](const double *v) {
+        return hoist::sums(std::vector<double>(v, v + n), m, v[n]);
+      };
+      auto g = [&](const double *v, double *d) {
+        std::vector<double> dw(n, 0.0);
+        double r = hoist::sums_grad(std::vector<double>(v, v + n), m, v[n],
+                                    &dw, d + n);
+        for (int i = 0; i < n; ++i)
+          d[i] += dw[i];
+        return r;
+      };
+      nt::check_gradient<double>(f, g, in);
+      expectDotProduct(
+          [&](double *d) { g(in.data(), d); },
+          [&](const double *t) {
+            std::vector<double> w(in.begin(), in.begin() + n), tw(t, t + n);
+            return hoist::sums_jvp(w, m, in[n], &tw, t[n]);
+          },
+          n + 1, 110 + n);
+    }
   }
 }
 

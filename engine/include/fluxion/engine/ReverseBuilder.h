@@ -250,6 +250,12 @@ private:
   std::optional<HoistedRecord> elementRange(const ir::ExprP &LV,
                                             size_t Level) const;
   llvm::DenseMap<const ir::Stmt *, std::vector<HoistedRecord>> HoistedRecords;
+  /// In the reverse body of a counted loop, sums into adjoint elements
+  /// whose indices the body does not change go into locals, added to the
+  /// element once after the loop (LocalAccumulators.cpp). Before gets the
+  /// locals' declarations, After the guarded additions.
+  void accumulateInLocals(const CountedFor &CL, ir::Block &Body,
+                          ir::Block &Before, ir::Block &After);
   /// How many branches enclose the statement being built, and how many
   /// enclosed each counted loop: a write with more than its loop is
   /// conditional there.
