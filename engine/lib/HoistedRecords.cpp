@@ -78,10 +78,8 @@ static bool invariant(const Expr &E,
   return OK;
 }
 
-/// LV names one location for the whole loop: a variable, its members and
-/// elements, with indices built from variables the loop does not write.
-static bool invariantLValue(const Expr &LV,
-                            const llvm::DenseSet<const Var *> &Written) {
+bool invariantLValue(const Expr &LV,
+                     const llvm::DenseSet<const Var *> &Written) {
   switch (LV.K) {
   case ExprKind::VarRef:
     return true;

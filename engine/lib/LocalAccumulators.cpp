@@ -40,33 +40,6 @@ static void forEachStmtIn(Block &B, const std::function<void(Stmt &)> &F) {
   }
 }
 
-/// Indices built from constants and scalars the body does not write.
-static bool fixedIndices(const Expr &LV,
-                         const llvm::DenseSet<const Var *> &Written) {
-  if (LV.K == ExprKind::VarRef)
-    return true;
-  if (LV.K == ExprKind::Member)
-    return fixedIndices(*LV.Ops[0], Written);
-  if (LV.K != ExprKind::Index || !fixedIndices(*LV.Ops[0], Written))
-    return false;
-  bool OK = true;
-  forEachExpr(*LV.Ops[1], [&](const Expr &Sub) {
-    switch (Sub.K) {
-    case ExprKind::Const:
-    case ExprKind::Unary:
-    case ExprKind::Binary:
-    case ExprKind::Cast:
-      return;
-    case ExprKind::VarRef:
-      OK &= !Written.count(Sub.V) && !Sub.V->isPointer() && !Sub.V->isArray();
-      return;
-    default:
-      OK = false;
-    }
-  });
-  return OK;
-}
-
 void ReverseBuilder::accumulateInLocals(const CountedFor &CL, Block &Body,
                                         Block &Before, Block &After) {
   llvm::DenseSet<const Var *> Written;
@@ -96,7 +69,7 @@ void ReverseBuilder::accumulateInLocals(const CountedFor &CL, Block &Body,
       return;
     auto &Entry = Sums[V];
     if (!Entry.first) {
-      if (!fixedIndices(*S.LHS, Written)) {
+      if (!invariantLValue(*S.LHS, Written)) {
         Rejected.insert(V);
         return;
       }

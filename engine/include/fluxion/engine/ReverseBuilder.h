@@ -264,6 +264,12 @@ private:
   llvm::DenseSet<const ir::Var *> ReadLater;
 };
 
+/// LV names one location wherever it is evaluated in code that writes only
+/// Written: a variable, its members and elements, with indices built from
+/// constants and scalars outside Written (HoistedRecords.cpp).
+bool invariantLValue(const ir::Expr &LV,
+                     const llvm::DenseSet<const ir::Var *> &Written);
+
 } // namespace fluxion
 
 #endif
