@@ -214,6 +214,7 @@ ReverseBuilder::elementRange(const ExprP &LV, size_t Level) const {
   ExprP Start = Plus(Begin, K);
   R.First = addrOf(index(LV->Ops[0], Start, LV->Ty),
                    Ctx.getPointerType(LV->Ty));
+  R.NonEmpty = binary(BO_LT, Plus(Begin, 0), End, Ctx.BoolTy);
   const Expr &B = stripCasts(*Start);
   R.Count = B.K == ExprKind::Const && B.IVal == 0 && K == 0
                 ? End
@@ -294,11 +295,9 @@ void ReverseBuilder::placeHoistedRecords(const ir::Stmt &Loop,
     // must run too.)
     Var *Tape = tapeFor(R.LV->Ty);
     auto Guard = [&] {
-      ExprP NonEmpty =
-          binary(BO_GT, R.Count, intConst(R.Count->Ty, 0), Ctx.BoolTy);
       if (R.OwnCounter)
-        return NonEmpty;
-      return binary(BO_LAnd, Runs(), NonEmpty, Ctx.BoolTy);
+        return R.NonEmpty;
+      return binary(BO_LAnd, Runs(), R.NonEmpty, Ctx.BoolTy);
     };
     Block Push, Pop;
     Push.push_back(pushRange(Tape, R.First, cast(Ctx.LongTy, R.Count)));

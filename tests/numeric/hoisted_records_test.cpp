@@ -175,6 +175,21 @@ sums(const std::vector<double> &w, int m, double b) {
   return y;
 }
 
+// An unsigned counter whose loop may not run (a > b): its range record is
+// guarded by comparing the bounds, not by an unsigned count that wraps.
+[[fluxion::grad]] double unsigned_range(std::size_t a, std::size_t b,
+                                        const double *x) {
+  double v[4] = {0, 0, 0, 0};
+  double s = 0;
+  for (int r = 0; r < 2; ++r) {
+    for (std::size_t i = a; i < b; ++i)
+      v[i] = x[i] * (r + 1) + v[i] * 0.5;
+    for (std::size_t i = 0; i < 4; ++i)
+      s += std::sin(v[i]) * x[i];
+  }
+  return s;
+}
+
 } // namespace hoist
 
 namespace {
@@ -349,6 +364,26 @@ TEST(LocalAccumulators, SumsIntoOneElement) {
           },
           n + 1, 110 + n);
     }
+  }
+}
+
+} // namespace
+
+namespace {
+
+TEST(HoistedRecords, UnsignedCountersThatMayNotRun) {
+  for (auto Bounds : {std::pair<std::size_t, std::size_t>{0, 4}, {1, 3},
+                      {3, 1}, {2, 2}}) {
+    std::vector<double> in = inputs(4, 120 + Bounds.first);
+    nt::check_gradient<double>(
+        [&](const double *v) {
+          return hoist::unsigned_range(Bounds.first, Bounds.second, v);
+        },
+        [&](const double *v, double *d) {
+          return hoist::unsigned_range_grad(Bounds.first, Bounds.second, v,
+                                            d);
+        },
+        in);
   }
 }
 

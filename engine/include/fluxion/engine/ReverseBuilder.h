@@ -241,10 +241,12 @@ private:
   void placeHoistedRecords(const ir::Stmt &Loop, const CountedFor &CL,
                            Sweeps &Before, ir::Block &After);
   /// What one hoisted record saves: the lvalue LV, or, when First is set,
-  /// Count elements from First on (a range the loop's own counter covers
-  /// when OwnCounter: it has elements exactly when the loop runs).
+  /// Count elements from First on, which exist when NonEmpty holds (a
+  /// comparison of the bounds, so an unsigned count cannot wrap). A range
+  /// the loop's own counter covers (OwnCounter) is non-empty exactly when
+  /// the loop runs.
   struct HoistedRecord {
-    ir::ExprP LV, First, Count;
+    ir::ExprP LV, First, Count, NonEmpty;
     bool OwnCounter = false;
   };
   std::optional<HoistedRecord> elementRange(const ir::ExprP &LV,
