@@ -44,14 +44,61 @@ static const ClassTemplateSpecializationDecl *stdContainer(QualType T,
   return Spec;
 }
 
+/// Declared in namespace Eigen (or one nested in it).
+static bool isInEigen(const Decl *D) {
+  const NamespaceDecl *Outer = nullptr;
+  for (const DeclContext *DC = D->getDeclContext(); DC; DC = DC->getParent())
+    if (const auto *NS = dyn_cast<NamespaceDecl>(DC))
+      Outer = NS;
+  return Outer && Outer->getIdentifier() && Outer->getName() == "Eigen";
+}
+
+std::optional<EigenShape> eigenShape(QualType T) {
+  T = T.getNonReferenceType().getCanonicalType();
+  const auto *Spec =
+      dyn_cast_or_null<ClassTemplateSpecializationDecl>(T->getAsCXXRecordDecl());
+  if (!Spec || !Spec->getIdentifier())
+    return std::nullopt;
+  const auto *NS = dyn_cast<NamespaceDecl>(Spec->getDeclContext());
+  if (!NS || !NS->getIdentifier() || NS->getName() != "Eigen" ||
+      !NS->getDeclContext()->isTranslationUnit())
+    return std::nullopt;
+  StringRef Name = Spec->getName();
+  if (Name != "Matrix" && Name != "Array")
+    return std::nullopt;
+  // Matrix<Scalar, Rows, Cols, Options, MaxRows, MaxCols>
+  const TemplateArgumentList &Args = Spec->getTemplateArgs();
+  if (Args.size() < 4 || Args[0].getKind() != TemplateArgument::Type ||
+      Args[1].getKind() != TemplateArgument::Integral ||
+      Args[2].getKind() != TemplateArgument::Integral ||
+      Args[3].getKind() != TemplateArgument::Integral)
+    return std::nullopt;
+  EigenShape Shape;
+  Shape.Scalar = Args[0].getAsType();
+  Shape.Rows = Args[1].getAsIntegral().getSExtValue();
+  Shape.Cols = Args[2].getAsIntegral().getSExtValue();
+  Shape.RowMajor = Args[3].getAsIntegral().getZExtValue() & 1; // Eigen::RowMajor
+  Shape.IsArray = Name == "Array";
+  return Shape;
+}
+
 QualType containerElement(QualType T) {
   QualType Elem;
-  if (!stdContainer(T, Elem) || !Elem->isArithmeticType())
+  if (std::optional<EigenShape> E = eigenShape(T))
+    Elem = E->Scalar;
+  else if (!stdContainer(T, Elem))
+    return QualType();
+  if (!Elem->isArithmeticType())
     return QualType();
   return Elem;
 }
 
 std::optional<uint64_t> containerFixedSize(QualType T) {
+  if (std::optional<EigenShape> E = eigenShape(T)) {
+    if (E->Rows < 0 || E->Cols < 0)
+      return std::nullopt;
+    return uint64_t(E->Rows) * uint64_t(E->Cols);
+  }
   QualType Elem;
   const ClassTemplateSpecializationDecl *Spec = stdContainer(T, Elem);
   if (!Spec || Spec->getName() != "array")
@@ -60,6 +107,15 @@ std::optional<uint64_t> containerFixedSize(QualType T) {
   if (Args.size() < 2 || Args[1].getKind() != TemplateArgument::Integral)
     return std::nullopt;
   return Args[1].getAsIntegral().getZExtValue();
+}
+
+/// Types as the user writes them in C++ (`vector<double>`, `A<B<int>>`).
+static PrintingPolicy userPolicy() {
+  LangOptions LO;
+  LO.CPlusPlus = LO.CPlusPlus11 = LO.Bool = true;
+  PrintingPolicy Policy(LO);
+  Policy.SuppressTagKeyword = true;
+  return Policy;
 }
 
 namespace {
@@ -75,16 +131,16 @@ struct RecordShape {
     while (const auto *AT = dyn_cast<ConstantArrayType>(T.getTypePtr()))
       T = AT->getElementType().getCanonicalType();
     QualType Elem;
-    if (stdContainer(T, Elem) &&
+    if (std::optional<EigenShape> E = eigenShape(T))
+      Elem = E->Scalar;
+    if ((!Elem.isNull() || stdContainer(T, Elem)) &&
         (Elem->isRealFloatingType() ||
          (!Elem->isArithmeticType() && !isClassWithoutReals(Elem)))) {
       if (Path.empty() && Elem->isRealFloatingType()) {
         HasFloating = true;
         return;
       }
-      PrintingPolicy Policy{LangOptions()};
-      Policy.SuppressTagKeyword = true;
-      Policy.Bool = true;
+      PrintingPolicy Policy = userPolicy();
       std::string Name = T.getUnqualifiedType().getAsString(Policy);
       if (Path.empty())
         Problem = "its elements are '" +
@@ -103,6 +159,13 @@ struct RecordShape {
     if (T->isArithmeticType() || T->isEnumeralType())
       return;
     const auto *RD = T->getAsCXXRecordDecl();
+    if (RD && isInEigen(RD)) {
+      PrintingPolicy Policy = userPolicy();
+      Problem = "'" + T.getUnqualifiedType().getAsString(Policy) +
+                "' is an Eigen view or expression; of Eigen's types only "
+                "Matrix and Array objects are followed yet";
+      return;
+    }
     if (!RD || !RD->hasDefinition() || Depth > 16) {
       Problem = Path.empty() ? "'" + T.getUnqualifiedType().getAsString() +
                                    "' is not defined at this point"

@@ -372,7 +372,12 @@ Expr *Emitter::expr(const ir::Expr &E) {
           return nullptr;
         if (isa<UnaryOperator>(C))
           C = new (Ctx) ParenExpr(Loc, Loc, C);
-        ExprResult R = S.CreateOverloadedArraySubscriptExpr(Loc, Loc, C, Idx);
+        // An Eigen object's coefficient in storage order: m(k) (its []
+        // is for vectors only).
+        ExprResult R =
+            eigenShape(C->getType())
+                ? S.BuildCallToObjectOfClassType(nullptr, C, Loc, {Idx}, Loc)
+                : S.CreateOverloadedArraySubscriptExpr(Loc, Loc, C, Idx);
         return R.isInvalid() ? bad("container element") : R.get();
       }
     if (E.Ops[1]->isZero() && E.Ops[0]->Ty->isPointerType() &&
@@ -480,7 +485,10 @@ Expr *Emitter::expr(const ir::Expr &E) {
                                                : nullptr;
     if (!C)
       return bad("size of a container");
-    return convert(containerCall(C, "size", {}), E.Ty);
+    StringRef Method = E.Ext == ir::Extent::Rows   ? "rows"
+                       : E.Ext == ir::Extent::Cols ? "cols"
+                                                   : "size";
+    return convert(containerCall(C, Method, {}), E.Ty);
   }
   }
   return bad("expression");
@@ -607,6 +615,9 @@ Stmt *Emitter::stmt(const ir::Stmt &St) {
     Expr *N = C ? expr(*St.RHS) : nullptr;
     if (!N)
       return C ? nullptr : bad("resize of a non-container");
+    // An Eigen vector: t.setZero(n).
+    if (eigenShape(C->getType()))
+      return containerCall(C, "setZero", {N});
     Expr *Zero = constant(*ir::floatConst(St.LHS->Ty->getPointeeType(), 0));
     return Zero ? containerCall(C, "assign", {N, Zero}) : nullptr;
   }
@@ -765,6 +776,29 @@ static FunctionDecl *runtimeTemplate(Sema &S, StringRef Name, QualType Elem,
   return Spec;
 }
 
+Expr *Emitter::runtimeObject(StringRef Name, QualType T) {
+  // fluxion::Name<T>(), spelled with its namespace and template argument.
+  FunctionDecl *Fn = runtimeTemplate(S, Name, T, Loc);
+  if (!Fn)
+    return bad(("fluxion::" + Name + "<T>() not found; include "
+                "<fluxion/fluxion.hpp>")
+                   .str());
+  ASTContext &Ctx = S.getASTContext();
+  CXXScopeSpec SS;
+  SS.MakeTrivial(Ctx, qualifierFor(Ctx, Fn->getDeclContext()),
+                 SourceRange(Loc, Loc));
+  TemplateArgumentListInfo TArgs(Loc, Loc);
+  TArgs.addArgument(TemplateArgumentLoc(TemplateArgument(T),
+                                        Ctx.getTrivialTypeSourceInfo(T, Loc)));
+  Expr *Ref = S.BuildDeclRefExpr(Fn, Fn->getType(), VK_LValue,
+                                 DeclarationNameInfo(Fn->getDeclName(), Loc),
+                                 SS.getWithLocInContext(Ctx), nullptr,
+                                 SourceLocation(), &TArgs);
+  ExprResult Call = S.BuildCallExpr(nullptr, Ref, Loc, {}, Loc);
+  return Call.isInvalid() ? bad(("call of fluxion::" + Name).str())
+                          : Call.get();
+}
+
 bool Emitter::initialize(VarDecl *VD, Var *V) {
   ASTContext &Ctx = S.getASTContext();
   if (V->K == Var::Kind::Tape) {
@@ -804,6 +838,15 @@ bool Emitter::initialize(VarDecl *VD, Var *V) {
     return !VD->isInvalidDecl();
   }
   Expr *Init;
+  if (eigenShape(VD->getType())) {
+    // A default-constructed fixed-size Eigen object holds garbage:
+    // fluxion::zero_container<T>() is T::Zero() (empty when dynamic).
+    Init = runtimeObject("zero_container", VD->getType().getUnqualifiedType());
+    if (!Init)
+      return false;
+    S.AddInitializerToDecl(VD, Init, false);
+    return !VD->isInvalidDecl();
+  }
   if (!containerElement(VD->getType()).isNull()) {
     // An empty std::vector, or a std::array of zeros.
     Init = S.ActOnInitList(Loc, {}, Loc).get();
@@ -825,24 +868,9 @@ bool Emitter::initialize(VarDecl *VD, Var *V) {
     return false;
   }
   if (ZeroBytes) {
-    FunctionDecl *Zero =
-        runtimeTemplate(S, "zero_object", V->Type.getUnqualifiedType(), Loc);
-    if (!Zero) {
-      bad("fluxion::zero_object<T>() not found; include <fluxion/fluxion.hpp>");
+    Init = runtimeObject("zero_object", V->Type.getUnqualifiedType());
+    if (!Init)
       return false;
-    }
-    CXXScopeSpec SS;
-    SS.MakeTrivial(Ctx, qualifierFor(Ctx, Zero->getDeclContext()),
-                   SourceRange(Loc, Loc));
-    TemplateArgumentListInfo TArgs(Loc, Loc);
-    TArgs.addArgument(TemplateArgumentLoc(
-        TemplateArgument(V->Type.getUnqualifiedType()),
-        Ctx.getTrivialTypeSourceInfo(V->Type.getUnqualifiedType(), Loc)));
-    Expr *Fn = S.BuildDeclRefExpr(
-        Zero, Zero->getType(), VK_LValue,
-        DeclarationNameInfo(Zero->getDeclName(), Loc),
-        SS.getWithLocInContext(Ctx), nullptr, SourceLocation(), &TArgs);
-    Init = S.BuildCallExpr(nullptr, Fn, Loc, {}, Loc).get();
   } else if (V->isArray() || V->Type->isRecordType()) {
     Init = S.ActOnInitList(Loc, {}, Loc).get(); // = {}
   } else if (V->Type->isRealFloatingType() || V->Type->isIntegerType() ||

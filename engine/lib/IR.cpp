@@ -179,9 +179,10 @@ ExprP addrOf(ExprP LValue, QualType PtrTy) {
   return E;
 }
 
-ExprP sizeOf(ExprP Container, QualType SizeTy) {
+ExprP sizeOf(ExprP Container, QualType SizeTy, Extent Ext) {
   auto E = make(ExprKind::Size, SizeTy);
   E->Ops = {std::move(Container)};
+  E->Ext = Ext;
   return E;
 }
 
@@ -262,6 +263,10 @@ bool sameExpr(const Expr &A, const Expr &B) {
     return false; // calls may have effects: never merged
   case ExprKind::FuncRef:
     return A.Callee == B.Callee;
+  case ExprKind::Size:
+    if (A.Ext != B.Ext)
+      return false;
+    break;
   default:
     break;
   }
@@ -556,7 +561,9 @@ void print(const Expr &E, llvm::raw_ostream &OS) {
     return;
   case ExprKind::Size:
     print(*E.Ops[0], OS);
-    OS << ".size()";
+    OS << (E.Ext == Extent::Rows   ? ".rows()"
+           : E.Ext == Extent::Cols ? ".cols()"
+                                   : ".size()");
     return;
   }
 }

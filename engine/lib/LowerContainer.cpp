@@ -55,7 +55,8 @@ static const clang::Expr *containerObject(const CallExpr *E,
   }
   if (!Object || !Method)
     return nullptr;
-  QualType T = Object->getType();
+  // An Eigen object's methods are its bases': see through the conversion.
+  QualType T = Object->IgnoreParenImpCasts()->getType();
   if (T->isPointerType())
     T = T->getPointeeType();
   return containerElement(T).isNull() ? nullptr : Object;
@@ -98,24 +99,12 @@ bool FunctionLowering::lowerContainerLocal(const VarDecl *VD, ir::Block &Out) {
   std::optional<uint64_t> Fixed = containerFixedSize(T);
   QualType SizeTy = Ctx.getSizeType();
 
-  // k = 0; while (k < N) { Body(k); k = k + 1; }, as an index loop.
+  // Storage[k] = Value(k) for every k < N.
   auto Loop = [&](ExprP N, llvm::function_ref<ExprP(ExprP)> Value) {
-    Var *K = F->makeVar(Var::Kind::Local, "_k", SizeTy);
-    F->Locals.push_back(K);
-    auto Init = ir::assign(ir::ref(K), ir::intConst(SizeTy, 0), BO_Assign, Loc);
-    Init->IsInit = true;
-    Out.push_back(std::move(Init));
-    auto L = std::make_unique<ir::Stmt>(ir::StmtKind::Loop, Loc);
-    L->TestFirst = true;
-    L->V = K;
-    L->Cond = ir::binary(BO_LT, ir::ref(K), N, Ctx.BoolTy, Loc);
-    L->body().push_back(ir::assign(ir::index(Storage, ir::ref(K), Elem),
-                                   Value(ir::ref(K)), BO_Assign, Loc));
-    L->inc().push_back(ir::assign(
-        ir::ref(K),
-        ir::binary(BO_Add, ir::ref(K), ir::intConst(SizeTy, 1), SizeTy),
-        BO_Assign, Loc));
-    Out.push_back(std::move(L));
+    appendIndexLoop(0, N, Loc, Out, [&](ExprP K, ir::Block &Body) {
+      Body.push_back(ir::assign(ir::index(Storage, K, Elem), Value(K),
+                                BO_Assign, Loc));
+    });
   };
   auto Sized = [&](ExprP N) {
     // A std::array has its size from the start.
@@ -123,18 +112,31 @@ bool FunctionLowering::lowerContainerLocal(const VarDecl *VD, ir::Block &Out) {
       Out.push_back(ir::resize(Storage, N, Loc));
   };
   auto Bad = [&](StringRef Form) {
+    std::string Name = VD->getNameAsString();
     Diags.report(Loc, Diag::NotSupported)
-        << ("initialising the local '" + TypeName + "' '" +
-            VD->getNameAsString() + "' " + Form.str())
-        << "give it a size ('" + TypeName + " " + VD->getNameAsString() +
-               "(n)' or '(n, value)'), a braced list of values, or a copy of "
-               "another container variable";
+        << ("initialising the local '" + TypeName + "' '" + Name + "' " +
+            Form.str())
+        << (eigenShape(T)
+                ? "give it a size ('" + TypeName + " " + Name +
+                      "(n)'), its coefficients ('(x, y, z)'), Zero, Ones or "
+                      "Constant, or a copy of another Eigen variable"
+                : "give it a size ('" + TypeName + " " + Name +
+                      "(n)' or '(n, value)'), a braced list of values, or a "
+                      "copy of another container variable");
     return false;
   };
 
   const clang::Expr *Init = VD->getInit();
   if (Init)
     Init = Init->IgnoreImplicit();
+  std::optional<EigenShape> Eigen = eigenShape(T);
+  if (Eigen && !Fixed && !Eigen->isVector()) {
+    Diags.report(Loc, Diag::NotSupported)
+        << ("a local dynamic-size Eigen matrix ('" + TypeName + "' '" +
+            VD->getNameAsString() + "')")
+        << "give it a fixed size, or pass it to the function as a parameter";
+    return false;
+  }
   if (const auto *CE = dyn_cast_or_null<CXXConstructExpr>(Init)) {
     unsigned N = CE->getNumArgs();
     // Arguments a constructor takes by default (an allocator) are left out.
@@ -143,6 +145,57 @@ bool FunctionLowering::lowerContainerLocal(const VarDecl *VD, ir::Block &Out) {
     if (N == 0)
       return true; // empty (std::vector) or zeros (std::array)
     const clang::Expr *A0 = CE->getArg(0)->IgnoreImplicit();
+    if (Eigen) {
+      // Vector3d v(a, b, c): the coefficients.
+      if (Fixed && N == *Fixed && N > 1) {
+        for (unsigned I = 0; I < N; ++I) {
+          ExprP Value = lowerExpr(CE->getArg(I), Out);
+          if (!Value)
+            return false;
+          Out.push_back(ir::assign(
+              ir::index(Storage, ir::intConst(SizeTy, I), Elem),
+              convertResult(Value, Elem, Out), BO_Assign, Loc));
+        }
+        return true;
+      }
+      // T::Zero(n), T::Ones(n), T::Constant(n, c), T::Zero() when fixed.
+      if (const auto *Call = dyn_cast<CallExpr>(A0); Call && N == 1) {
+        const auto *Callee =
+            dyn_cast_or_null<CXXMethodDecl>(Call->getDirectCallee());
+        StringRef Name = Callee && Callee->isStatic() && Callee->getIdentifier()
+                             ? Callee->getName()
+                             : "";
+        unsigned Sizes = Call->getNumArgs() - (Name == "Constant" ? 1 : 0);
+        bool Known = Name == "Zero" || Name == "Ones" || Name == "Constant";
+        if (Known && Sizes == (Fixed ? 0u : 1u) &&
+            (Name != "Constant" || Call->getNumArgs() >= 1)) {
+          ExprP Count;
+          if (Fixed) {
+            Count = ir::intConst(SizeTy, int64_t(*Fixed));
+          } else {
+            Count = lowerExpr(Call->getArg(0), Out);
+            if (!Count)
+              return false;
+            Count = materialize(ir::cast(SizeTy, Count), Out, "_n", Loc);
+            Sized(Count);
+          }
+          ExprP Value = Name == "Zero"   ? nullptr
+                        : Name == "Ones" ? ir::floatConst(Elem, 1)
+                                         : lowerExpr(Call->getArg(Sizes), Out);
+          if (Name == "Constant" && !Value)
+            return false;
+          if (Value) {
+            Value = materialize(convertResult(Value, Elem, Out), Out, "_fill",
+                                Loc);
+            Loop(Count, [&](ExprP) { return Value; });
+          }
+          return true;
+        }
+      }
+      // VectorXd t(n) has n coefficients; (rows, cols) is for matrices.
+      if (A0->getType()->isIntegerType() && (Fixed || N != 1))
+        return Bad("with these constructor arguments");
+    }
     if (const auto *IL = dyn_cast<CXXStdInitializerListExpr>(A0))
       Init = IL->getSubExpr()->IgnoreImplicit();
     else if (!containerElement(A0->getType()).isNull()) {
@@ -203,6 +256,30 @@ bool FunctionLowering::lowerContainerLocal(const VarDecl *VD, ir::Block &Out) {
   return Bad("this way");
 }
 
+void FunctionLowering::appendIndexLoop(
+    int64_t Begin, ExprP N, SourceLocation Loc, ir::Block &Out,
+    llvm::function_ref<void(ExprP, ir::Block &)> Body) {
+  // k = Begin; while (k < N) { Body(k); k = k + 1; }: a counted loop the
+  // analyses recognise like a source `for`.
+  QualType SizeTy = N->Ty->isIntegerType() ? N->Ty : Ctx.getSizeType();
+  Var *K = F->makeVar(Var::Kind::Local, "_k", SizeTy);
+  F->Locals.push_back(K);
+  auto Init =
+      ir::assign(ir::ref(K), ir::intConst(SizeTy, Begin), BO_Assign, Loc);
+  Init->IsInit = true;
+  Out.push_back(std::move(Init));
+  auto L = std::make_unique<ir::Stmt>(ir::StmtKind::Loop, Loc);
+  L->TestFirst = true;
+  L->V = K;
+  L->Cond = ir::binary(BO_LT, ir::ref(K), N, Ctx.BoolTy, Loc);
+  Body(ir::ref(K), L->body());
+  L->inc().push_back(ir::assign(
+      ir::ref(K),
+      ir::binary(BO_Add, ir::ref(K), ir::intConst(SizeTy, 1), SizeTy),
+      BO_Assign, Loc));
+  Out.push_back(std::move(L));
+}
+
 ExprP FunctionLowering::lowerContainerArg(const clang::Expr *A, QualType ParamTy,
                                           ir::Block &Pre) {
   // A copy made for a by-value parameter reads its source in place: the
@@ -242,11 +319,16 @@ bool isContainerElementCall(const clang::Stmt *S) {
   const CXXMethodDecl *Method = nullptr;
   if (!E || !containerObject(E, Method))
     return false;
-  if (Method->getOverloadedOperator() == OO_Subscript)
+  // v[i], and an Eigen object's m(i, j), coeffRef(i) and v.x().
+  if (Method->getOverloadedOperator() == OO_Subscript ||
+      Method->getOverloadedOperator() == OO_Call)
     return true;
   if (!Method->getIdentifier())
     return false;
   StringRef Name = Method->getName();
+  if (Name == "coeffRef" || Name == "coeff" ||
+      (Name.size() == 1 && StringRef("xyzw").contains(Name)))
+    return true;
   return Name == "at" || Name == "front" || Name == "back" || Name == "data";
 }
 
@@ -289,6 +371,10 @@ bool FunctionLowering::lowerContainerCall(const CallExpr *E, ir::Block &Pre,
     return true;
   }
   Var *V = Storage->V;
+  if (std::optional<EigenShape> Shape = eigenShape(V->Origin->getType())) {
+    lowerEigenCall(E, Method, Storage, *Shape, Pre, Out);
+    return true;
+  }
   QualType Elem = V->Type->getPointeeType();
   auto SizeExpr = [&]() -> ExprP {
     QualType SizeTy = Ctx.getSizeType();

@@ -755,6 +755,10 @@ ExprP FunctionLowering::lowerCall(const CallExpr *E, Block &Pre,
     return lowerLambdaCall(E, Pre);
   if (ExprP C; lowerContainerCall(E, Pre, C))
     return C;
+  if (ExprP C; lowerEigenCommaInit(E, Pre, C))
+    return C;
+  if (refuseEigenOperation(E))
+    return nullptr;
   MemberCall MC = memberCall(E);
   if (isa<CXXMemberCallExpr>(E) && !MC.Method) {
     Diags.report(E->getExprLoc(), Diag::IndirectCall);

@@ -172,22 +172,20 @@ private:
                       : Read);
   }
 
-  /// A member call of a std::vector or std::array of reals
+  /// A member call of a std::vector, std::array or Eigen object of reals
   /// (LowerContainer.cpp): an element, or the storage, is used as the call
   /// is; a const member only reads; anything else may write.
   bool visitContainerCall(const CallExpr *Call, unsigned U) {
     MemberCall MC = memberCall(Call);
     if (!MC.Object || !MC.Method)
       return false;
-    QualType T = MC.Object->getType();
+    // (An Eigen object's methods are its bases': see through the cast.)
+    QualType T = MC.Object->IgnoreParenImpCasts()->getType();
     if (MC.Arrow && T->isPointerType())
       T = T->getPointeeType();
     if (containerElement(T).isNull())
       return false;
-    StringRef Name = MC.Method->getIdentifier() ? MC.Method->getName() : "";
-    bool Element = MC.Method->getOverloadedOperator() == OO_Subscript ||
-                   Name == "at" || Name == "front" || Name == "back" ||
-                   Name == "data";
+    bool Element = isContainerElementCall(Call);
     if (MC.Method->isConst())
       visit(MC.Object, Read);
     else if (Element)

@@ -99,6 +99,10 @@ if gdb_can_run():
 if config.fluxion_gxx:
     config.available_features.add("gxx")
     config.substitutions.append(("%gxx", "%s -std=c++17" % q(config.fluxion_gxx)))
+if getattr(config, "fluxion_eigen_include", ""):
+    config.available_features.add("eigen")
+    config.substitutions.append(
+        ("%eigen", "-isystem " + q(config.fluxion_eigen_include)))
 config.substitutions.append(("%clangxx", clangxx))
 config.substitutions.append(("%fluxion", "-fplugin=" + q(config.fluxion_plugin)))
 config.substitutions.append(("%FileCheck", q(filecheck)))

@@ -31,6 +31,26 @@ template <class T> inline T zero_object() {
 }
 
 namespace detail {
+/// A dense Eigen object whose size the type fixes (Vector3d, Matrix3d).
+template <class T, class = void> struct fixed_size_dense : std::false_type {};
+template <class T>
+struct fixed_size_dense<T, std::void_t<decltype(T::SizeAtCompileTime),
+                                       decltype(T::Zero())>>
+    : std::bool_constant<(T::SizeAtCompileTime > 0)> {};
+} // namespace detail
+
+/// The starting value of a local container of derivative code: zeros for
+/// a fixed-size Eigen object (its default constructor leaves coefficients
+/// uninitialised), otherwise T{} (an empty std::vector or dynamic Eigen
+/// object, sized where its primal is; a std::array of zeros).
+template <class T> inline T zero_container() {
+  if constexpr (detail::fixed_size_dense<T>::value)
+    return T::Zero();
+  else
+    return T{};
+}
+
+namespace detail {
 /// `#pragma fluxion revolve(s) state(p, n)` becomes a call of this no-op in
 /// front of the loop it marks; the plugin reads its arguments.
 template <class... A> inline void revolve_loop(A...) {}

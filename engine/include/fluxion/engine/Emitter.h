@@ -71,6 +71,9 @@ private:
                              llvm::StringRef Method);
   clang::VarDecl *declare(ir::Var *V);
   bool initialize(clang::VarDecl *VD, ir::Var *V);
+  /// A call of the runtime's fluxion::Name<T>() (zero_object,
+  /// zero_container); null, reported, when the runtime lacks it.
+  clang::Expr *runtimeObject(llvm::StringRef Name, clang::QualType T);
   clang::Expr *bad(llvm::StringRef What);
 
   clang::Sema &S;

@@ -72,8 +72,12 @@ enum class ExprKind {
   StopGrad, ///< fluxion::stop_gradient(Ops[0]): value flows, derivative doesn't
   FuncRef,  ///< a function used as a value (Callee), e.g. for pass_through
   Size      ///< the number of elements of the container Ops[0] (a VarRef of
-            ///< its storage, LowerContainer.cpp): an integer
+            ///< its storage, LowerContainer.cpp), or its rows or columns
+            ///< (Extent): an integer
 };
+
+/// Which extent of a container a Size expression reads.
+enum class Extent : uint8_t { Elements, Rows, Cols };
 
 struct Expr;
 using ExprP = std::shared_ptr<const Expr>;
@@ -90,6 +94,8 @@ struct Expr {
   clang::FunctionDecl *Callee = nullptr;
   /// Member: the data member read or written.
   clang::FieldDecl *Field = nullptr;
+  /// Size: elements, rows or columns (an Eigen object's).
+  Extent Ext = Extent::Elements;
   /// Const: a string literal or __func__, emitted as it is (printf formats,
   /// assert messages).
   const clang::Expr *Literal = nullptr;
@@ -206,7 +212,8 @@ ExprP call(clang::FunctionDecl *Callee, llvm::ArrayRef<ExprP> Args,
 ExprP pop(Var *Tape);
 ExprP addrOf(ExprP LValue, clang::QualType PtrTy);
 /// Container.size() for a VarRef of a container's storage.
-ExprP sizeOf(ExprP Container, clang::QualType SizeTy);
+ExprP sizeOf(ExprP Container, clang::QualType SizeTy,
+             Extent Ext = Extent::Elements);
 
 /// Arithmetic builders with folding, on expressions of floating type Ty.
 ExprP add(ExprP L, ExprP R, clang::QualType Ty);

@@ -26,6 +26,19 @@
 
 namespace fluxion {
 
+/// A dense Eigen object, `Eigen::Matrix` or `Eigen::Array`: its scalar, its
+/// compile-time rows and columns (negative when dynamic) and its storage
+/// order. The engine sees it as a container of its coefficients, stored
+/// column by column unless RowMajor.
+struct EigenShape {
+  clang::QualType Scalar;
+  int64_t Rows = -1, Cols = -1;
+  bool RowMajor = false;
+  bool IsArray = false;
+  /// One dimension fixed at 1: a vector, sized by one number.
+  bool isVector() const { return Rows == 1 || Cols == 1; }
+};
+
 class FunctionLowering {
 public:
   FunctionLowering(clang::ASTContext &Ctx, DiagReporter &Diags)
@@ -121,6 +134,24 @@ private:
   /// if E is one, with Out its lowering (null after an error).
   bool lowerContainerCall(const clang::CallExpr *E, ir::Block &Pre,
                           ir::ExprP &Out);
+  /// A member call on an Eigen Matrix or Array variable (LowerEigen.cpp):
+  /// coefficients, extents, reductions and fills; Out is null after an
+  /// error.
+  void lowerEigenCall(const clang::CallExpr *E,
+                      const clang::CXXMethodDecl *Method, ir::ExprP Storage,
+                      const EigenShape &Shape, ir::Block &Pre, ir::ExprP &Out);
+  /// `v << a, b, c` on an Eigen variable: one assignment per coefficient.
+  /// True if E is such a chain, with Out the variable (null after an error).
+  bool lowerEigenCommaInit(const clang::CallExpr *E, ir::Block &Pre,
+                           ir::ExprP &Out);
+  /// A call of an Eigen operation the engine does not follow (an
+  /// arithmetic operator on whole objects, a view, a decomposition): true
+  /// after reporting it, naming the operation.
+  bool refuseEigenOperation(const clang::CallExpr *E);
+  /// for (k = Begin; k < N; ++k) Body(k), appended to Out.
+  void appendIndexLoop(int64_t Begin, ir::ExprP N, clang::SourceLocation Loc,
+                       ir::Block &Out,
+                       llvm::function_ref<void(ir::ExprP, ir::Block &)> Body);
   /// A container passed to a callee's container parameter: its storage.
   ir::ExprP lowerContainerArg(const clang::Expr *A, clang::QualType ParamTy,
                               ir::Block &Pre);
@@ -246,12 +277,15 @@ bool isDifferentiableRecord(clang::QualType T);
 /// A class that holds no real numbers at all (a policy, a tag, a polymorphic
 /// shape with no data): passed through untouched, its methods callable.
 bool isClassWithoutReals(clang::QualType T);
-/// The element type of a std::vector or std::array of reals (`double` for
+std::optional<EigenShape> eigenShape(clang::QualType T);
+/// The element type of a std::vector or std::array of reals (or the scalar
+/// of an Eigen Matrix or Array, eigenShape) (`double` for
 /// `const std::vector<double> &`); null for any other type. The engine
 /// sees such a container as its storage: a pointer to the elements, with
 /// a size (LowerContainer.cpp).
 clang::QualType containerElement(clang::QualType T);
-/// N for a std::array<T, N>; none for any other type.
+/// N for a std::array<T, N> (rows * columns for a fixed-size Eigen
+/// object); none for any other type.
 std::optional<uint64_t> containerFixedSize(clang::QualType T);
 /// V stands for the elements of a container parameter.
 bool isContainerStorageVar(const ir::Var *V);

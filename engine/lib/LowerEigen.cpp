@@ -1,0 +1,432 @@
+//===- LowerEigen.cpp - Eigen Matrix and Array variables as storage -------===//
+//
+// A dense Eigen object (`Eigen::Matrix`, `Eigen::Array`, fixed or dynamic
+// size) is a container of its coefficients (DifferentiableTypes.cpp,
+// eigenShape), stored column by column unless it is RowMajor. Its member
+// calls lower onto what the engine has:
+//
+//   v(i), v[i], v.coeff(i), v.x() .. v.w()   v[i]
+//   m(i, j), m.coeff(i, j)                   m[i + j * rows] (column-major)
+//   size(), rows(), cols()                   Size (a constant when fixed)
+//   data()                                   the storage
+//   sum, squaredNorm, norm, dot, mean,       a counted loop into a local
+//   prod, maxCoeff, minCoeff                 (norm: sqrt of squaredNorm)
+//   setZero(), setOnes(), setConstant(c),    a counted loop of assignments
+//   fill(c)
+//   v << a, b, c (comma initialisation)      v[0] = a; v[1] = b; v[2] = c
+//
+// so the analyses see index loops over a pointer and the adjoint of a
+// reduction is the usual reverse loop. Whole-object arithmetic (`A * x`,
+// `a + b`, `.transpose()`, blocks, decompositions) is a located error
+// naming the operation (refuseEigenOperation).
+//
+//===----------------------------------------------------------------------===//
+#include "fluxion/engine/Lowering.h"
+
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/DeclCXX.h"
+#include "clang/AST/ExprCXX.h"
+
+using namespace clang;
+
+namespace fluxion {
+using ir::ExprP;
+using ir::Var;
+
+/// `std::sqrt` for the scalar type T (libstdc++ and libc++ declare one
+/// overload per floating type, or bring ::sqrt in with a using).
+static FunctionDecl *stdSqrt(ASTContext &Ctx, QualType T) {
+  auto Matches = [&](NamedDecl *ND) -> FunctionDecl * {
+    if (auto *USD = dyn_cast<UsingShadowDecl>(ND))
+      ND = USD->getTargetDecl();
+    auto *FD = dyn_cast<FunctionDecl>(ND);
+    if (FD && FD->getNumParams() == 1 &&
+        Ctx.hasSameUnqualifiedType(FD->getParamDecl(0)->getType(), T))
+      return FD;
+    return nullptr;
+  };
+  IdentifierInfo &Std = Ctx.Idents.get("std");
+  IdentifierInfo &Sqrt = Ctx.Idents.get("sqrt");
+  for (NamedDecl *NS : Ctx.getTranslationUnitDecl()->lookup(&Std))
+    if (auto *N = dyn_cast<NamespaceDecl>(NS))
+      for (NamedDecl *ND : N->lookup(&Sqrt))
+        if (FunctionDecl *FD = Matches(ND))
+          return FD;
+  for (NamedDecl *ND : Ctx.getTranslationUnitDecl()->lookup(&Sqrt))
+    if (FunctionDecl *FD = Matches(ND))
+      return FD;
+  return nullptr;
+}
+
+/// The spelling of an Eigen method in a message: `m(i, j)` for the call
+/// operator, `name()` otherwise.
+static std::string eigenOperationName(const FunctionDecl *FD) {
+  if (FD->getOverloadedOperator() != OO_None)
+    return "operator" +
+           std::string(getOperatorSpelling(FD->getOverloadedOperator()));
+  return FD->getNameAsString();
+}
+
+void FunctionLowering::lowerEigenCall(const CallExpr *E,
+                                      const CXXMethodDecl *Method,
+                                      ExprP Storage, const EigenShape &Shape,
+                                      ir::Block &Pre, ExprP &Out) {
+  Out = nullptr;
+  SourceLocation Loc = E->getExprLoc();
+  Var *V = Storage->V;
+  QualType Elem = V->Type->getPointeeType();
+  QualType Scalar = Elem.getUnqualifiedType();
+  bool IsOperator = isa<CXXOperatorCallExpr>(E);
+  llvm::SmallVector<const clang::Expr *, 2> Args;
+  for (unsigned I = IsOperator ? 1 : 0; I < E->getNumArgs(); ++I)
+    Args.push_back(E->getArg(I));
+  OverloadedOperatorKind Op = Method->getOverloadedOperator();
+  std::string Name = Method->getIdentifier() ? Method->getName().str() : "";
+  QualType IndexTy = Ctx.getPointerDiffType(); // Eigen::Index
+
+  // Extents: constants where the type fixes them.
+  auto Extent = [&](ir::Extent Which) -> ExprP {
+    int64_t Fixed = Which == ir::Extent::Rows   ? Shape.Rows
+                    : Which == ir::Extent::Cols ? Shape.Cols
+                                                : -1;
+    if (Which == ir::Extent::Elements && Shape.Rows >= 0 && Shape.Cols >= 0)
+      Fixed = Shape.Rows * Shape.Cols;
+    if (Fixed >= 0)
+      return ir::intConst(Ctx.IntTy, Fixed);
+    // A vector's one dynamic extent is its size.
+    if (Shape.isVector())
+      Which = ir::Extent::Elements;
+    return ir::sizeOf(Storage, IndexTy, Which);
+  };
+  auto Index = [&](const clang::Expr *A) -> ExprP {
+    // The index as written (`x(i)`): Eigen converts it to its Index.
+    ExprP I = lowerExpr(A->IgnoreImpCasts(), Pre);
+    if (I && !I->Ty->isIntegerType())
+      I = ir::cast(IndexTy, I);
+    return I;
+  };
+  // i + j * n, folded when all three are known.
+  auto Flat = [&](ExprP I, ExprP J, ExprP N) -> ExprP {
+    auto Known = [](const ExprP &X) {
+      return X->K == ir::ExprKind::Const && X->Ty->isIntegerType();
+    };
+    if (Known(I) && Known(J) && Known(N))
+      return ir::intConst(Ctx.IntTy, I->IVal.getExtValue() +
+                                       J->IVal.getExtValue() *
+                                           N->IVal.getExtValue());
+    return ir::add(I, ir::mul(J, N, IndexTy), IndexTy);
+  };
+  auto Element = [&](ExprP Idx) {
+    ExprP R = ir::index(Storage, Idx, Elem);
+    std::const_pointer_cast<ir::Expr>(R)->Loc = Loc;
+    return R;
+  };
+
+  // Coefficients.
+  bool Coefficient = Op == OO_Call || Op == OO_Subscript || Name == "coeff" ||
+                     Name == "coeffRef";
+  if (Coefficient && Args.size() == 1) {
+    if (ExprP I = Index(Args[0]))
+      Out = Element(I);
+    return;
+  }
+  if (Coefficient && Args.size() == 2) {
+    ExprP I = Index(Args[0]), J = Index(Args[1]);
+    if (!I || !J)
+      return;
+    // Column-major: m(i, j) is m[i + j * rows]; row-major: m[i * cols + j].
+    Out = Element(Shape.RowMajor ? Flat(J, I, Extent(ir::Extent::Cols))
+                                 : Flat(I, J, Extent(ir::Extent::Rows)));
+    return;
+  }
+  if (Args.empty() && Name.size() == 1 && StringRef("xyzw").contains(Name)) {
+    Out = Element(ir::intConst(Ctx.IntTy, StringRef("xyzw").find(Name[0])));
+    return;
+  }
+  if (Args.empty() && (Name == "size" || Name == "rows" || Name == "cols")) {
+    ir::Extent Which = Name == "rows"   ? ir::Extent::Rows
+                       : Name == "cols" ? ir::Extent::Cols
+                                        : ir::Extent::Elements;
+    Out = ir::cast(E->getType(), Extent(Which));
+    return;
+  }
+  if (Args.empty() && Name == "data") {
+    Out = Storage;
+    return;
+  }
+
+  // Reductions: a local accumulated over the coefficients.
+  auto Reduce = [&](StringRef Label, ExprP Start, int64_t Begin,
+                    llvm::function_ref<void(ExprP Acc, ExprP K,
+                                            ir::Block &Body)>
+                        Step) -> ExprP {
+    Var *Acc = F->makeVar(Var::Kind::Local, ("_" + Label).str(), Scalar);
+    F->Locals.push_back(Acc);
+    Pre.push_back(ir::assign(ir::ref(Acc), Start, BO_Assign, Loc));
+    appendIndexLoop(Begin, Extent(ir::Extent::Elements), Loc, Pre,
+                    [&](ExprP K, ir::Block &Body) {
+                      Step(ir::ref(Acc), K, Body);
+                    });
+    return ir::ref(Acc, Loc);
+  };
+  auto SumOf = [&](StringRef Label, llvm::function_ref<ExprP(ExprP)> Term) {
+    return Reduce(Label, ir::floatConst(Scalar, 0), 0,
+                  [&](ExprP Acc, ExprP K, ir::Block &Body) {
+                    Body.push_back(ir::assign(Acc, Term(K), BO_AddAssign, Loc));
+                  });
+  };
+  auto Square = [&](ExprP K) {
+    return ir::mul(Element(K), Element(K), Scalar);
+  };
+  if (Args.empty() && Name == "sum") {
+    Out = SumOf("sum", Element);
+    return;
+  }
+  if (Args.empty() && Name == "squaredNorm") {
+    Out = SumOf("squared_norm", Square);
+    return;
+  }
+  if (Args.empty() && Name == "norm") {
+    FunctionDecl *Sqrt = stdSqrt(Ctx, Scalar);
+    if (!Sqrt) {
+      Diags.report(Loc, Diag::NotSupported)
+          << "'norm()' without a declaration of std::sqrt for '" +
+                 Scalar.getAsString() + "'"
+          << "include <cmath>";
+      return;
+    }
+    ExprP Sq = SumOf("squared_norm", Square);
+    // Calls stand alone on the right of an assignment (lowerCall).
+    Out = materialize(ir::call(Sqrt, {Sq}, Scalar, Loc), Pre, "_norm", Loc);
+    return;
+  }
+  if (Args.empty() && Name == "mean") {
+    ExprP Sum = SumOf("sum", Element);
+    Out = ir::div(Sum, ir::cast(Scalar, Extent(ir::Extent::Elements)), Scalar);
+    return;
+  }
+  if (Args.empty() && Name == "prod") {
+    Out = Reduce("prod", ir::floatConst(Scalar, 1), 0,
+                 [&](ExprP Acc, ExprP K, ir::Block &Body) {
+                   Body.push_back(ir::assign(
+                       Acc, ir::mul(Acc, Element(K), Scalar), BO_Assign, Loc));
+                 });
+    return;
+  }
+  if (Args.empty() && (Name == "maxCoeff" || Name == "minCoeff")) {
+    // The first extreme coefficient is selected, as Eigen's visitor does:
+    // its derivative is the result's.
+    BinaryOperatorKind Better = Name == "maxCoeff" ? BO_GT : BO_LT;
+    Out = Reduce(Name == "maxCoeff" ? "max_coeff" : "min_coeff",
+                 Element(ir::intConst(Ctx.IntTy, 0)), 1,
+                 [&](ExprP Acc, ExprP K, ir::Block &Body) {
+                   ir::Block Take;
+                   Take.push_back(
+                       ir::assign(Acc, Element(K), BO_Assign, Loc));
+                   Body.push_back(ir::ifStmt(
+                       ir::binary(Better, Element(K), Acc, Ctx.BoolTy, Loc),
+                       std::move(Take), {}, Loc));
+                 });
+    return;
+  }
+  if (Args.size() == 1 && Name == "dot") {
+    const clang::Expr *Other = Args[0]->IgnoreParenImpCasts();
+    ExprP O = isa<DeclRefExpr>(Other) ? lowerExpr(Other, Pre) : nullptr;
+    if (!O || O->K != ir::ExprKind::VarRef || !isContainerStorageVar(O->V) ||
+        !eigenShape(O->V->Origin->getType())) {
+      if (O || !usesPoisoned(Other))
+        Diags.report(Args[0]->getExprLoc(), Diag::NotSupported)
+            << "'dot' of an Eigen expression that is not a variable"
+            << "store the expression in a local vector first";
+      return;
+    }
+    QualType OElem = O->V->Type->getPointeeType();
+    Out = SumOf("dot", [&](ExprP K) {
+      return ir::mul(Element(K),
+                     ir::cast(Scalar, ir::index(O, K, OElem)), Scalar);
+    });
+    return;
+  }
+
+  // a = b between variables of one fixed size: a copy of the coefficients.
+  if (Op == OO_Equal && Args.size() == 1) {
+    const clang::Expr *Src = Args[0]->IgnoreImplicit();
+    if (const auto *CE = dyn_cast<CXXConstructExpr>(Src);
+        CE && CE->getNumArgs() == 1)
+      Src = CE->getArg(0)->IgnoreImplicit();
+    if (const auto *Call = dyn_cast<CallExpr>(Src->IgnoreParens());
+        Call && refuseEigenOperation(Call))
+      return; // `y = A * x`: the product is what is refused
+    std::optional<uint64_t> Fixed = containerFixedSize(V->Origin->getType());
+    ExprP From = isa<DeclRefExpr>(Src->IgnoreParens())
+                     ? lowerExpr(Src->IgnoreParens(), Pre)
+                     : nullptr;
+    if (Fixed && From && From->K == ir::ExprKind::VarRef &&
+        isContainerStorageVar(From->V) &&
+        containerFixedSize(From->V->Origin->getType()) == Fixed &&
+        !Elem.isConstQualified()) {
+      QualType FromElem = From->V->Type->getPointeeType();
+      appendIndexLoop(0, Extent(ir::Extent::Elements), Loc, Pre,
+                      [&](ExprP K, ir::Block &Body) {
+                        Body.push_back(ir::assign(
+                            Element(K),
+                            ir::cast(Scalar, ir::index(From, K, FromElem)),
+                            BO_Assign, Loc));
+                      });
+      Out = Storage;
+      return;
+    }
+    if (!From && usesPoisoned(Src))
+      return;
+    Diags.report(Loc, Diag::NotSupported)
+        << ("assigning a whole Eigen object to '" + V->Name +
+            "' (only between variables of one fixed size)")
+        << "assign the coefficients in a loop (y(i) = x(i))";
+    return;
+  }
+
+  // Fills of the whole object, without resizing it.
+  bool Fill = (Args.empty() && (Name == "setZero" || Name == "setOnes")) ||
+              (Args.size() == 1 && (Name == "setConstant" || Name == "fill"));
+  if (Fill) {
+    if (Elem.isConstQualified()) {
+      Diags.report(Loc, Diag::NotSupported)
+          << ("'" + Name + "' on '" + V->Name + "', which is read-only here")
+          << "fill a non-const Eigen variable";
+      return;
+    }
+    ExprP Value = Name == "setZero"  ? ir::floatConst(Scalar, 0)
+                  : Name == "setOnes" ? ir::floatConst(Scalar, 1)
+                                      : lowerExpr(Args[0], Pre);
+    if (!Value)
+      return;
+    Value = materialize(convertResult(Value, Scalar, Pre), Pre, "_fill", Loc);
+    appendIndexLoop(0, Extent(ir::Extent::Elements), Loc, Pre,
+                    [&](ExprP K, ir::Block &Body) {
+                      Body.push_back(
+                          ir::assign(Element(K), Value, BO_Assign, Loc));
+                    });
+    Out = Storage;
+    return;
+  }
+
+  std::string TypeName =
+      V->Origin->getType().getNonReferenceType().getUnqualifiedType()
+          .getAsString();
+  Diags.report(Loc, Diag::NotSupported)
+      << ("the Eigen operation '" + eigenOperationName(Method) + "' on '" +
+          V->Name + "' (a '" + TypeName + "')")
+      << "write it with coefficient loops (v(i), m(i, j)); sum, dot, "
+         "squaredNorm, norm, mean, prod, maxCoeff, minCoeff, setZero, "
+         "setConstant and fill are differentiated";
+}
+
+bool FunctionLowering::lowerEigenCommaInit(const CallExpr *E, ir::Block &Pre,
+                                           ExprP &Out) {
+  // `v << a, b, c` is operator,(operator,(operator<<(v, a), b), c): the
+  // coefficients in storage order, each a scalar.
+  Out = nullptr;
+  llvm::SmallVector<const clang::Expr *, 8> Items;
+  const auto *Op = dyn_cast<CXXOperatorCallExpr>(E);
+  while (Op && Op->getOperator() == OO_Comma && Op->getNumArgs() == 2) {
+    Items.push_back(Op->getArg(1));
+    Op = dyn_cast<CXXOperatorCallExpr>(Op->getArg(0)->IgnoreImplicit());
+  }
+  if (!Op || Op->getOperator() != OO_LessLess || Op->getNumArgs() != 2)
+    return false;
+  const clang::Expr *Object = Op->getArg(0)->IgnoreParenImpCasts();
+  std::optional<EigenShape> Shape = eigenShape(Object->getType());
+  if (!Shape)
+    return false;
+  Items.push_back(Op->getArg(1));
+  std::reverse(Items.begin(), Items.end());
+  SourceLocation Loc = Op->getExprLoc();
+  ExprP Storage = isa<DeclRefExpr>(Object) ? lowerExpr(Object, Pre) : nullptr;
+  if (!Storage || Storage->K != ir::ExprKind::VarRef ||
+      !isContainerStorageVar(Storage->V) ||
+      Storage->Ty->getPointeeType().isConstQualified()) {
+    if (Storage || !usesPoisoned(Object))
+      Diags.report(Loc, Diag::NotSupported)
+          << "comma initialisation ('<<') of an Eigen object that is not a "
+             "writable variable of the function"
+          << "initialise a local or output Eigen variable";
+    return true;
+  }
+  std::optional<uint64_t> Fixed = containerFixedSize(Object->getType());
+  if (Fixed && *Fixed != Items.size()) {
+    Diags.report(Loc, Diag::NotSupported)
+        << ("comma initialisation with " + std::to_string(Items.size()) +
+            " values of an object of " + std::to_string(*Fixed) +
+            " coefficients")
+        << "give one value per coefficient";
+    return true;
+  }
+  QualType Elem = Storage->Ty->getPointeeType();
+  // Values are given row by row: the k-th goes to (k / cols, k % cols).
+  int64_t Cols = Shape->isVector() ? 1 : Shape->Cols;
+  if (!Shape->isVector() && (Cols < 0 || Shape->Rows < 0)) {
+    Diags.report(Loc, Diag::NotSupported)
+        << "comma initialisation of a dynamic-size Eigen matrix"
+        << "assign its coefficients with m(i, j) = ...";
+    return true;
+  }
+  for (size_t K = 0; K < Items.size(); ++K) {
+    const clang::Expr *Item = Items[K];
+    if (!Item->getType()->isArithmeticType()) {
+      Diags.report(Item->getExprLoc(), Diag::NotSupported)
+          << "comma initialisation from Eigen blocks or expressions"
+          << "give the coefficients one by one, as numbers";
+      return true;
+    }
+    ExprP Value = lowerExpr(Item, Pre);
+    if (!Value)
+      return true;
+    int64_t Row = int64_t(K) / Cols, Col = int64_t(K) % Cols;
+    int64_t Flat = Shape->isVector() ? int64_t(K)
+                   : Shape->RowMajor ? Row * Shape->Cols + Col
+                                     : Row + Col * Shape->Rows;
+    Pre.push_back(ir::assign(ir::index(Storage, ir::intConst(Ctx.IntTy, Flat),
+                                       Elem),
+                             convertResult(Value, Elem.getUnqualifiedType(),
+                                           Pre),
+                             BO_Assign, Item->getExprLoc()));
+  }
+  Out = Storage;
+  return true;
+}
+
+bool FunctionLowering::refuseEigenOperation(const CallExpr *E) {
+  const FunctionDecl *FD = E->getDirectCallee();
+  if (!FD)
+    return false;
+  // An operation of Eigen's: a function or method declared in namespace
+  // Eigen (its operators, views and decompositions).
+  const DeclContext *DC = FD->getDeclContext();
+  while (DC && !DC->isNamespace())
+    DC = DC->getParent();
+  const auto *NS = dyn_cast_or_null<NamespaceDecl>(DC);
+  while (NS && isa<NamespaceDecl>(NS->getParent()))
+    NS = cast<NamespaceDecl>(NS->getParent());
+  if (!NS || !NS->getIdentifier() || NS->getName() != "Eigen")
+    return false;
+  if (usesPoisoned(E))
+    return true;
+  std::string What;
+  if (isa<CXXConversionDecl>(FD))
+    What = "the conversion of a 1x1 Eigen expression to a number";
+  else if (FD->getOverloadedOperator() != OO_None)
+    What = "the Eigen operator '" +
+           std::string(getOperatorSpelling(FD->getOverloadedOperator())) +
+           "' on whole objects";
+  else
+    What = "the Eigen operation '" + FD->getNameAsString() + "'" +
+           (isa<CXXMemberCallExpr>(E) ? " on an Eigen expression" : "");
+  Diags.report(E->getExprLoc(), Diag::NotSupported)
+      << (What + " (arithmetic on whole Eigen objects, views and "
+                 "decompositions are not differentiated yet)")
+      << "compute it with loops over the coefficients of Eigen variables "
+         "(v(i), m(i, j)) into a local, and use the local";
+  return true;
+}
+
+} // namespace fluxion

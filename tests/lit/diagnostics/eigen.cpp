@@ -1,0 +1,78 @@
+// Eigen Matrix and Array variables are differentiated as storage plus a
+// shape: coefficients, extents, reductions, fills and comma initialisation.
+// Whole-object arithmetic, views, resizing, dynamic-size local matrices,
+// Eigen members of classes and Map/Ref parameters are located errors naming
+// the operation in the user's words (nothing from inside Eigen's headers).
+// REQUIRES: eigen
+// RUN: not %clangxx %fluxion %eigen -fsyntax-only %s 2>&1 | %FileCheck %s --implicit-check-not=error:
+#include <Eigen/Dense>
+#include <fluxion/fluxion.hpp>
+
+using namespace Eigen;
+
+[[fluxion::grad]] double residual(const MatrixXd &A, const VectorXd &x,
+                                  const VectorXd &b) {
+  // CHECK: eigen.cpp:[[@LINE+1]]:22: error: fluxion: the Eigen operation 'squaredNorm' on an Eigen expression (arithmetic on whole Eigen objects, views and decompositions are not differentiated yet) is not supported in a differentiated function; compute it with loops over the coefficients of Eigen variables (v(i), m(i, j)) into a local, and use the local
+  return (A * x - b).squaredNorm();
+}
+
+[[fluxion::grad]] void product(const MatrixXd &A, const VectorXd &x,
+                               VectorXd &y) {
+  // CHECK: eigen.cpp:[[@LINE+1]]:9: error: fluxion: the Eigen operator '*' on whole objects
+  y = A * x;
+}
+
+[[fluxion::grad]] double head(const VectorXd &x) {
+  // CHECK: eigen.cpp:[[@LINE+1]]:14: error: fluxion: the Eigen operation 'head' on 'x' (a 'VectorXd') is not supported in a differentiated function; write it with coefficient loops (v(i), m(i, j)); sum, dot, squaredNorm, norm, mean, prod, maxCoeff, minCoeff, setZero, setConstant and fill are differentiated
+  auto h = x.head(2);
+  return h(0);
+}
+
+[[fluxion::grad]] double resized(const VectorXd &x) {
+  VectorXd y = x;
+  // CHECK: eigen.cpp:[[@LINE+1]]:5: error: fluxion: the Eigen operation 'resize' on 'y'
+  y.resize(4);
+  return y(0);
+}
+
+[[fluxion::grad]] double dynamic_local(const VectorXd &x) {
+  // CHECK: eigen.cpp:[[@LINE+1]]:12: error: fluxion: a local dynamic-size Eigen matrix ('MatrixXd' 'M') is not supported in a differentiated function; give it a fixed size, or pass it to the function as a parameter
+  MatrixXd M(3, 3);
+  M(0, 0) = x(0);
+  return M(0, 0);
+}
+
+[[fluxion::grad]] double copy_dynamic(const VectorXd &x, VectorXd &y) {
+  // CHECK: eigen.cpp:[[@LINE+1]]:5: error: fluxion: assigning a whole Eigen object to 'y' (only between variables of one fixed size) is not supported in a differentiated function; assign the coefficients in a loop (y(i) = x(i))
+  y = x;
+  return y(0);
+}
+
+[[fluxion::grad]] double comma_count(double a) {
+  Vector3d v;
+  // CHECK: eigen.cpp:[[@LINE+1]]:5: error: fluxion: comma initialisation with 2 values of an object of 3 coefficients
+  v << a, a;
+  return v(0);
+}
+
+struct Body {
+  Vector3d p;
+  double m;
+};
+// CHECK: eigen.cpp:[[@LINE+1]]:3: error: fluxion: cannot generate derivatives of 'energy': parameter 'b' of type 'const Body &' cannot be differentiated yet (member 'p' is a 'Eigen::Matrix<double, 3, 1>': containers inside classes are not followed yet)
+[[fluxion::grad]] double energy(const Body &b) { return b.p(2) * b.m; }
+
+// CHECK: eigen.cpp:[[@LINE+1]]:3: error: fluxion: cannot generate derivatives of 'mapped': parameter 'x' of type 'Map<const VectorXd>' cannot be differentiated yet ('Eigen::Map<const Eigen::Matrix<double, -1, 1>>' is an Eigen view or expression; of Eigen's types only Matrix and Array objects are followed yet); pass its real numbers as a pointer or array parameter of their own
+[[fluxion::grad]] double mapped(Map<const VectorXd> x) { return x(0); }
+
+// What is differentiated compiles.
+[[fluxion::grad]] [[fluxion::jvp]] double fine(const Matrix3d &R,
+                                               const VectorXd &x) {
+  Vector3d v;
+  v << x(0), x(1), 1.0;
+  double s = 0;
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j)
+      s += R(i, j) * v(j) * v.x();
+  return s + x.squaredNorm() + x.norm() + x.dot(x) + v.maxCoeff();
+}

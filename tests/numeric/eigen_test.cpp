@@ -1,0 +1,344 @@
+// Eigen Matrix and Array variables in differentiated functions (contract
+// v2: the adjoint of an Eigen parameter is an object of the same type and
+// shape): fixed and dynamic sizes, column- and row-major storage, float and
+// double; coefficient access (v(i), v[i], m(i, j), coeff, x()..w()),
+// size/rows/cols, the reductions the engine lowers to loops (sum,
+// squaredNorm, norm, dot, mean, prod, maxCoeff, minCoeff), fills of
+// outputs, locals (sized, Zero/Ones/Constant, from coefficients, copies)
+// range-based for, and Eigen objects passed on to callees. Every derivative is checked
+// against finite differences (fluxion::check_*), reverse mode against
+// forward mode by the dot-product test, and a few against closed forms.
+#include <Eigen/Dense>
+
+#include <fluxion/check.hpp>
+#include <fluxion/fluxion.hpp>
+
+#include <cmath>
+
+#include <gtest/gtest.h>
+
+namespace eig {
+
+using Eigen::Matrix3d;
+using Eigen::MatrixXd;
+using Eigen::Vector3d;
+using Eigen::VectorXd;
+using RowMatrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic,
+                                Eigen::RowMajor>;
+
+// A quadratic form over a dynamic matrix, written with coefficients.
+[[fluxion::grad]] [[fluxion::jvp]] [[fluxion::hessian]] double
+quad(const MatrixXd &A, const VectorXd &x) {
+  double s = 0;
+  for (Eigen::Index i = 0; i < A.rows(); ++i)
+    for (Eigen::Index j = 0; j < A.cols(); ++j)
+      s += x(i) * A(i, j) * x[j];
+  return s;
+}
+
+// The same on row-major storage, with coeff() reads.
+[[fluxion::grad]] [[fluxion::jvp]] double quad_rm(const RowMatrix &A,
+                                                  const VectorXd &x) {
+  double s = 0;
+  for (int i = 0; i < A.rows(); ++i)
+    for (int j = 0; j < A.cols(); ++j)
+      s += x.coeff(i) * A.coeff(i, j) * x(j) * (1 + 0.1 * j);
+  return s;
+}
+
+// Reductions lowered to loops.
+[[fluxion::grad]] [[fluxion::jvp]] [[fluxion::hessian]] double
+reductions(const VectorXd &x, const VectorXd &y) {
+  return x.sum() * 0.3 + x.squaredNorm() + std::sin(x.norm()) +
+         x.dot(y) * y.mean() + 0.1 * y.prod() + x.maxCoeff() -
+         2 * y.minCoeff();
+}
+
+[[fluxion::grad]] double peak(const VectorXd &x) {
+  return x.maxCoeff() + 0.5 * x.minCoeff();
+}
+
+// Fixed sizes: .x() .. .z(), a 3x3 product by coefficients, a callee
+// taking Vector3d by const reference.
+double radial(const Vector3d &p, double k) {
+  double r2 = p.x() * p.x() + p.y() * p.y();
+  return 1 + k * r2;
+}
+
+[[fluxion::grad]] [[fluxion::jvp]] [[fluxion::hessian]] double
+project(const Matrix3d &R, const Vector3d &t, const Vector3d &X, double k) {
+  Vector3d p;
+  for (int i = 0; i < 3; ++i) {
+    double s = t(i);
+    for (int j = 0; j < 3; ++j)
+      s += R(i, j) * X(j);
+    p(i) = s;
+  }
+  double u = p.x() / p.z(), v = p.y() / p.z();
+  Vector3d q(u, v, 1.0);
+  return radial(q, k) * (u * u + v * v);
+}
+
+// An output written coefficient-wise after a fill; an Array; float.
+[[fluxion::grad]] [[fluxion::jvp]] void layer(const MatrixXd &W,
+                                              const VectorXd &x,
+                                              VectorXd &y) {
+  y.setZero();
+  for (int i = 0; i < W.rows(); ++i) {
+    for (int j = 0; j < W.cols(); ++j)
+      y(i) += W(i, j) * x(j);
+    y(i) = std::tanh(y(i));
+  }
+}
+
+[[fluxion::grad]] double array_loss(const Eigen::ArrayXd &a,
+                                    const Eigen::Array3d &b) {
+  double s = 0;
+  for (int i = 0; i < a.size(); ++i)
+    s += a(i) * a(i) * b(i % 3);
+  return s + b.sum();
+}
+
+[[fluxion::grad]] [[fluxion::jvp]] float norm_f(const Eigen::VectorXf &x,
+                                                const Eigen::Vector3f &w) {
+  return x.norm() * w.dot(w) + w(0) * x(0);
+}
+
+// Locals: a sized hidden layer, Zero / Constant / Ones, a copy, a fixed
+// local filled later.
+[[fluxion::grad]] [[fluxion::jvp]] [[fluxion::hessian]] double
+hidden(const MatrixXd &W, const VectorXd &x) {
+  VectorXd h(W.rows());
+  for (int i = 0; i < W.rows(); ++i) {
+    double a = 0;
+    for (int j = 0; j < W.cols(); ++j)
+      a += W(i, j) * x(j);
+    h(i) = std::tanh(a);
+  }
+  VectorXd z = VectorXd::Zero(W.rows());
+  VectorXd c = VectorXd::Constant(W.rows(), 0.5);
+  VectorXd copy = h;
+  Eigen::Vector2d o = Eigen::Vector2d::Ones();
+  o(1) = x(0);
+  for (int i = 0; i < h.size(); ++i)
+    z(i) = copy(i) * copy(i) + c(i) * h(i);
+  return z.sum() + o.prod() + h.squaredNorm();
+}
+
+// Comma initialisation (row by row, into column-major storage) and
+// assignments between fixed-size objects.
+[[fluxion::grad]] [[fluxion::jvp]] double comma(const VectorXd &x) {
+  Eigen::Matrix2d M;
+  M << x(0), 2 * x(1), x(2) * x(2), 1.0;
+  Eigen::Matrix<double, 2, 3, Eigen::RowMajor> R;
+  R << x(0), x(1), x(2), -x(0), 0.5, x(1) * x(0);
+  Vector3d v;
+  v << x(2), x(1), x(0);
+  Vector3d w = v;
+  w(0) = 3 * w(0);
+  v = w;
+  return M(0, 1) * 3 + M(1, 0) * M(0, 0) - M(1, 1) + R(1, 2) * R(0, 2) +
+         v.dot(w) * R(1, 0);
+}
+
+// Range-based for over Eigen vectors: by value, by const reference, and by
+// reference writing an output.
+[[fluxion::grad]] [[fluxion::jvp]] double ranges(const VectorXd &x,
+                                                 VectorXd &y) {
+  double s = 0;
+  for (double v : x)
+    s += v * v;
+  for (const double &v : x)
+    s += std::sin(v);
+  for (double &o : y)
+    o = s * x(1);
+  return s;
+}
+
+// A by-value parameter that is only read, and a vector passed on.
+double weighted(const VectorXd &v, double w) {
+  double s = 0;
+  for (int i = 0; i < v.size(); ++i)
+    s += w * v(i) * v(i);
+  return s;
+}
+
+[[fluxion::grad]] [[fluxion::jvp]] double by_value(VectorXd v, double w) {
+  return weighted(v, w) + v(0);
+}
+
+} // namespace eig
+
+namespace {
+
+using Eigen::MatrixXd;
+using Eigen::VectorXd;
+
+MatrixXd matrix(int r, int c, double s) {
+  MatrixXd m(r, c);
+  for (int i = 0; i < r; ++i)
+    for (int j = 0; j < c; ++j)
+      m(i, j) = std::sin(s + 1.3 * i - 0.7 * j);
+  return m;
+}
+
+VectorXd vec(int n, double s) {
+  VectorXd v(n);
+  for (int i = 0; i < n; ++i)
+    v(i) = std::cos(s + 0.9 * i);
+  return v;
+}
+
+TEST(Eigen, DynamicMatrixCoefficients) {
+  MatrixXd A = matrix(3, 3, 0.2);
+  VectorXd x = vec(3, 0.5);
+  auto R = fluxion::check_gradient(eig::quad, eig::quad_grad, A, x);
+  EXPECT_TRUE(R.ok()) << R;
+  auto J = fluxion::check_jvp(eig::quad, eig::quad_jvp, A, x);
+  EXPECT_TRUE(J.ok()) << J;
+  auto H = fluxion::check_hvp(eig::quad, eig::quad_hvp, A, x);
+  EXPECT_TRUE(H.ok()) << H;
+  // Closed form: d/dA = x x^T, d/dx = (A + A^T) x.
+  MatrixXd dA = MatrixXd::Zero(3, 3);
+  VectorXd dx = VectorXd::Zero(3);
+  eig::quad_grad(A, x, &dA, &dx);
+  EXPECT_LT((dA - x * x.transpose()).norm(), 1e-14);
+  EXPECT_LT((dx - (A + A.transpose()) * x).norm(), 1e-14);
+}
+
+TEST(Eigen, NonSquareAndRowMajor) {
+  eig::RowMatrix A(2, 3);
+  A << 0.3, -0.2, 0.5, 1.1, 0.4, -0.9;
+  VectorXd x = vec(3, 0.1);
+  // quad_rm reads x(i) for i < rows: rows 2, cols 3.
+  auto R = fluxion::check_gradient(eig::quad_rm, eig::quad_rm_grad, A, x);
+  EXPECT_TRUE(R.ok()) << R;
+  auto J = fluxion::check_jvp(eig::quad_rm, eig::quad_rm_jvp, A, x);
+  EXPECT_TRUE(J.ok()) << J;
+  eig::RowMatrix dA = eig::RowMatrix::Zero(2, 3);
+  VectorXd dx = VectorXd::Zero(3);
+  eig::quad_rm_grad(A, x, &dA, &dx);
+  for (int i = 0; i < 2; ++i)
+    for (int j = 0; j < 3; ++j)
+      EXPECT_NEAR(dA(i, j), x(i) * x(j) * (1 + 0.1 * j), 1e-14);
+}
+
+TEST(Eigen, Reductions) {
+  VectorXd x = vec(5, 0.3), y = vec(5, 1.7);
+  auto R = fluxion::check_gradient(eig::reductions, eig::reductions_grad, x, y);
+  EXPECT_TRUE(R.ok()) << R;
+  auto J = fluxion::check_jvp(eig::reductions, eig::reductions_jvp, x, y);
+  EXPECT_TRUE(J.ok()) << J;
+  auto H = fluxion::check_hvp(eig::reductions, eig::reductions_hvp, x, y);
+  EXPECT_TRUE(H.ok()) << H;
+}
+
+TEST(Eigen, MaxCoeffSelectsOneCoefficient) {
+  VectorXd x(5), dx(5);
+  x << 0.1, 2.0, -0.5, 2.0, -0.5;
+  dx.setZero();
+  eig::peak_grad(x, &dx);
+  // The first largest and the first smallest coefficient, as Eigen picks.
+  VectorXd expect(5);
+  expect << 0, 1, 0.5, 0, 0;
+  EXPECT_EQ(dx, expect);
+  auto R = fluxion::check_gradient(eig::peak, eig::peak_grad, vec(5, 0.4));
+  EXPECT_TRUE(R.ok()) << R;
+}
+
+TEST(Eigen, FixedSizes) {
+  Eigen::Matrix3d R;
+  R << 0.9, -0.1, 0.2, 0.1, 0.95, -0.3, -0.2, 0.3, 0.9;
+  Eigen::Vector3d t(0.1, -0.2, 3.0), X(0.4, 0.3, 1.5);
+  auto G = fluxion::check_gradient(eig::project, eig::project_grad, R, t, X,
+                                   0.05);
+  EXPECT_TRUE(G.ok()) << G;
+  auto J = fluxion::check_jvp(eig::project, eig::project_jvp, R, t, X, 0.05);
+  EXPECT_TRUE(J.ok()) << J;
+  auto H = fluxion::check_hvp(eig::project, eig::project_hvp, R, t, X, 0.05);
+  EXPECT_TRUE(H.ok()) << H;
+}
+
+TEST(Eigen, OutputVectorAndDotProductTest) {
+  MatrixXd W = matrix(2, 3, 0.4);
+  VectorXd x = vec(3, 0.9), y(2);
+  auto R = fluxion::check_vjp(eig::layer, eig::layer_vjp, W, x, y);
+  EXPECT_TRUE(R.ok()) << R;
+  auto J = fluxion::check_jvp(eig::layer, eig::layer_jvp, W, x, y);
+  EXPECT_TRUE(J.ok()) << J;
+  // <J t, s> forward equals <t, J^T s> backward.
+  MatrixXd tW = matrix(2, 3, 2.1);
+  VectorXd tx = vec(3, -0.4), ty = VectorXd::Zero(2);
+  eig::layer_jvp(W, x, y, &tW, &tx, &ty);
+  VectorXd s(2);
+  s << 1.3, -0.4;
+  MatrixXd dW = MatrixXd::Zero(2, 3);
+  VectorXd dx = VectorXd::Zero(3), ds = s;
+  eig::layer_vjp(W, x, y, &dW, &dx, &ds);
+  double lhs = ty.dot(s);
+  double rhs = (tW.array() * dW.array()).sum() + tx.dot(dx);
+  EXPECT_NEAR(lhs, rhs, 1e-13);
+  EXPECT_EQ(ds, VectorXd::Zero(2)) << "an output's seed is consumed";
+}
+
+TEST(Eigen, ArraysAndFloat) {
+  Eigen::ArrayXd a(4);
+  a << 0.3, -0.7, 1.1, 0.2;
+  Eigen::Array3d b(0.5, -0.25, 2.0);
+  auto R = fluxion::check_gradient(eig::array_loss, eig::array_loss_grad, a, b);
+  EXPECT_TRUE(R.ok()) << R;
+  Eigen::VectorXf x(3);
+  x << 0.5f, -1.0f, 0.25f;
+  Eigen::Vector3f w(0.3f, 0.6f, -0.2f);
+  auto F = fluxion::check_gradient(eig::norm_f, eig::norm_f_grad, x, w);
+  EXPECT_TRUE(F.ok()) << F;
+  auto J = fluxion::check_jvp(eig::norm_f, eig::norm_f_jvp, x, w);
+  EXPECT_TRUE(J.ok()) << J;
+}
+
+TEST(Eigen, Locals) {
+  MatrixXd W = matrix(3, 2, 1.1);
+  VectorXd x = vec(2, 0.6);
+  auto R = fluxion::check_gradient(eig::hidden, eig::hidden_grad, W, x);
+  EXPECT_TRUE(R.ok()) << R;
+  auto J = fluxion::check_jvp(eig::hidden, eig::hidden_jvp, W, x);
+  EXPECT_TRUE(J.ok()) << J;
+  auto H = fluxion::check_hvp(eig::hidden, eig::hidden_hvp, W, x);
+  EXPECT_TRUE(H.ok()) << H;
+}
+
+TEST(Eigen, CommaInitialisationAndCopies) {
+  VectorXd x(3);
+  x << 0.3, -0.8, 1.4;
+  auto R = fluxion::check_gradient(eig::comma, eig::comma_grad, x);
+  EXPECT_TRUE(R.ok()) << R;
+  auto J = fluxion::check_jvp(eig::comma, eig::comma_jvp, x);
+  EXPECT_TRUE(J.ok()) << J;
+  // By rows: M(0, 1) is 2 x(1), so d/dx(1) has 3 * 2 from that term.
+  VectorXd dx = VectorXd::Zero(3);
+  eig::comma_grad(x, &dx);
+  VectorXd y = x;
+  y(1) += 1e-3; // the function is quadratic in x(1): a central difference is exact
+  VectorXd z = x;
+  z(1) -= 1e-3;
+  EXPECT_NEAR(dx(1), (eig::comma(y) - eig::comma(z)) / 2e-3, 1e-9);
+}
+
+TEST(Eigen, RangeFor) {
+  VectorXd x = vec(4, 0.3), y(3);
+  auto R = fluxion::check_vjp(eig::ranges, eig::ranges_vjp, x, y);
+  EXPECT_TRUE(R.ok()) << R;
+  auto J = fluxion::check_jvp(eig::ranges, eig::ranges_jvp, x, y);
+  EXPECT_TRUE(J.ok()) << J;
+}
+
+TEST(Eigen, ByValueAndCallee) {
+  auto R = fluxion::check_gradient(eig::by_value, eig::by_value_grad,
+                                   vec(4, 0.2), 0.7);
+  EXPECT_TRUE(R.ok()) << R;
+  auto J = fluxion::check_jvp(eig::by_value, eig::by_value_jvp, vec(4, 0.2),
+                              0.7);
+  EXPECT_TRUE(J.ok()) << J;
+}
+
+} // namespace
