@@ -44,8 +44,7 @@ static const ClassTemplateSpecializationDecl *stdContainer(QualType T,
   return Spec;
 }
 
-/// Declared in namespace Eigen (or one nested in it).
-static bool isInEigen(const Decl *D) {
+bool isInEigen(const Decl *D) {
   const NamespaceDecl *Outer = nullptr;
   for (const DeclContext *DC = D->getDeclContext(); DC; DC = DC->getParent())
     if (const auto *NS = dyn_cast<NamespaceDecl>(DC))

@@ -195,6 +195,22 @@ bool FunctionLowering::lowerContainerLocal(const VarDecl *VD, ir::Block &Out) {
       // VectorXd t(n) has n coefficients; (rows, cols) is for matrices.
       if (A0->getType()->isIntegerType() && (Fixed || N != 1))
         return Bad("with these constructor arguments");
+      // An Eigen expression (`VectorXd r = A * x - b;`): sized as it, then
+      // assigned coefficient by coefficient.
+      if (N == 1 && A0->getType()->isRecordType() &&
+          !(isa<DeclRefExpr>(A0->IgnoreParens()) &&
+            !containerElement(A0->getType()).isNull())) {
+        std::unique_ptr<EigenTerm> R = lowerEigenTerm(A0, Out);
+        if (!R)
+          return false;
+        if (!Fixed) {
+          ExprP Count = materialize(
+              ir::cast(SizeTy, ir::mul(R->Rows, R->Cols, Ctx.getPointerDiffType())),
+              Out, "_n", Loc);
+          Sized(Count);
+        }
+        return assignEigenTerm(Storage, BO_Assign, R, Out, Loc);
+      }
     }
     if (const auto *IL = dyn_cast<CXXStdInitializerListExpr>(A0))
       Init = IL->getSubExpr()->IgnoreImplicit();

@@ -33,31 +33,6 @@ namespace fluxion {
 using ir::ExprP;
 using ir::Var;
 
-/// `std::sqrt` for the scalar type T (libstdc++ and libc++ declare one
-/// overload per floating type, or bring ::sqrt in with a using).
-static FunctionDecl *stdSqrt(ASTContext &Ctx, QualType T) {
-  auto Matches = [&](NamedDecl *ND) -> FunctionDecl * {
-    if (auto *USD = dyn_cast<UsingShadowDecl>(ND))
-      ND = USD->getTargetDecl();
-    auto *FD = dyn_cast<FunctionDecl>(ND);
-    if (FD && FD->getNumParams() == 1 &&
-        Ctx.hasSameUnqualifiedType(FD->getParamDecl(0)->getType(), T))
-      return FD;
-    return nullptr;
-  };
-  IdentifierInfo &Std = Ctx.Idents.get("std");
-  IdentifierInfo &Sqrt = Ctx.Idents.get("sqrt");
-  for (NamedDecl *NS : Ctx.getTranslationUnitDecl()->lookup(&Std))
-    if (auto *N = dyn_cast<NamespaceDecl>(NS))
-      for (NamedDecl *ND : N->lookup(&Sqrt))
-        if (FunctionDecl *FD = Matches(ND))
-          return FD;
-  for (NamedDecl *ND : Ctx.getTranslationUnitDecl()->lookup(&Sqrt))
-    if (FunctionDecl *FD = Matches(ND))
-      return FD;
-  return nullptr;
-}
-
 /// The spelling of an Eigen method in a message: `m(i, j)` for the call
 /// operator, `name()` otherwise.
 static std::string eigenOperationName(const FunctionDecl *FD) {
@@ -155,133 +130,45 @@ void FunctionLowering::lowerEigenCall(const CallExpr *E,
     return;
   }
 
-  // Reductions: a local accumulated over the coefficients.
-  auto Reduce = [&](StringRef Label, ExprP Start, int64_t Begin,
-                    llvm::function_ref<void(ExprP Acc, ExprP K,
-                                            ir::Block &Body)>
-                        Step) -> ExprP {
-    Var *Acc = F->makeVar(Var::Kind::Local, ("_" + Label).str(), Scalar);
-    F->Locals.push_back(Acc);
-    Pre.push_back(ir::assign(ir::ref(Acc), Start, BO_Assign, Loc));
-    appendIndexLoop(Begin, Extent(ir::Extent::Elements), Loc, Pre,
-                    [&](ExprP K, ir::Block &Body) {
-                      Step(ir::ref(Acc), K, Body);
-                    });
-    return ir::ref(Acc, Loc);
-  };
-  auto SumOf = [&](StringRef Label, llvm::function_ref<ExprP(ExprP)> Term) {
-    return Reduce(Label, ir::floatConst(Scalar, 0), 0,
-                  [&](ExprP Acc, ExprP K, ir::Block &Body) {
-                    Body.push_back(ir::assign(Acc, Term(K), BO_AddAssign, Loc));
-                  });
-  };
-  auto Square = [&](ExprP K) {
-    return ir::mul(Element(K), Element(K), Scalar);
-  };
-  if (Args.empty() && Name == "sum") {
-    Out = SumOf("sum", Element);
-    return;
-  }
-  if (Args.empty() && Name == "squaredNorm") {
-    Out = SumOf("squared_norm", Square);
-    return;
-  }
-  if (Args.empty() && Name == "norm") {
-    FunctionDecl *Sqrt = stdSqrt(Ctx, Scalar);
-    if (!Sqrt) {
-      Diags.report(Loc, Diag::NotSupported)
-          << "'norm()' without a declaration of std::sqrt for '" +
-                 Scalar.getAsString() + "'"
-          << "include <cmath>";
-      return;
-    }
-    ExprP Sq = SumOf("squared_norm", Square);
-    // Calls stand alone on the right of an assignment (lowerCall).
-    Out = materialize(ir::call(Sqrt, {Sq}, Scalar, Loc), Pre, "_norm", Loc);
-    return;
-  }
-  if (Args.empty() && Name == "mean") {
-    ExprP Sum = SumOf("sum", Element);
-    Out = ir::div(Sum, ir::cast(Scalar, Extent(ir::Extent::Elements)), Scalar);
-    return;
-  }
-  if (Args.empty() && Name == "prod") {
-    Out = Reduce("prod", ir::floatConst(Scalar, 1), 0,
-                 [&](ExprP Acc, ExprP K, ir::Block &Body) {
-                   Body.push_back(ir::assign(
-                       Acc, ir::mul(Acc, Element(K), Scalar), BO_Assign, Loc));
-                 });
-    return;
-  }
-  if (Args.empty() && (Name == "maxCoeff" || Name == "minCoeff")) {
-    // The first extreme coefficient is selected, as Eigen's visitor does:
-    // its derivative is the result's.
-    BinaryOperatorKind Better = Name == "maxCoeff" ? BO_GT : BO_LT;
-    Out = Reduce(Name == "maxCoeff" ? "max_coeff" : "min_coeff",
-                 Element(ir::intConst(Ctx.IntTy, 0)), 1,
-                 [&](ExprP Acc, ExprP K, ir::Block &Body) {
-                   ir::Block Take;
-                   Take.push_back(
-                       ir::assign(Acc, Element(K), BO_Assign, Loc));
-                   Body.push_back(ir::ifStmt(
-                       ir::binary(Better, Element(K), Acc, Ctx.BoolTy, Loc),
-                       std::move(Take), {}, Loc));
-                 });
-    return;
-  }
-  if (Args.size() == 1 && Name == "dot") {
-    const clang::Expr *Other = Args[0]->IgnoreParenImpCasts();
-    ExprP O = isa<DeclRefExpr>(Other) ? lowerExpr(Other, Pre) : nullptr;
-    if (!O || O->K != ir::ExprKind::VarRef || !isContainerStorageVar(O->V) ||
-        !eigenShape(O->V->Origin->getType())) {
-      if (O || !usesPoisoned(Other))
-        Diags.report(Args[0]->getExprLoc(), Diag::NotSupported)
-            << "'dot' of an Eigen expression that is not a variable"
-            << "store the expression in a local vector first";
-      return;
-    }
-    QualType OElem = O->V->Type->getPointeeType();
-    Out = SumOf("dot", [&](ExprP K) {
-      return ir::mul(Element(K),
-                     ir::cast(Scalar, ir::index(O, K, OElem)), Scalar);
-    });
+  // Reductions: a loop into a local (LowerEigenExpr.cpp).
+  if (isEigenReduction(Name, Args.size())) {
+    const auto *MC = cast<CXXMemberCallExpr>(E);
+    std::unique_ptr<EigenTerm> T =
+        lowerEigenTerm(MC->getImplicitObjectArgument(), Pre);
+    std::unique_ptr<EigenTerm> Other =
+        T && Args.size() == 1 ? lowerEigenTerm(Args[0], Pre) : nullptr;
+    if (T && (Args.empty() || Other))
+      if ((Out = reduceEigen(Name, *T, Other.get(), Pre, Loc)))
+        Out = ir::cast(Scalar, Out);
     return;
   }
 
-  // a = b between variables of one fixed size: a copy of the coefficients.
-  if (Op == OO_Equal && Args.size() == 1) {
-    const clang::Expr *Src = Args[0]->IgnoreImplicit();
-    if (const auto *CE = dyn_cast<CXXConstructExpr>(Src);
-        CE && CE->getNumArgs() == 1)
-      Src = CE->getArg(0)->IgnoreImplicit();
-    if (const auto *Call = dyn_cast<CallExpr>(Src->IgnoreParens());
-        Call && refuseEigenOperation(Call))
-      return; // `y = A * x`: the product is what is refused
-    std::optional<uint64_t> Fixed = containerFixedSize(V->Origin->getType());
-    ExprP From = isa<DeclRefExpr>(Src->IgnoreParens())
-                     ? lowerExpr(Src->IgnoreParens(), Pre)
-                     : nullptr;
-    if (Fixed && From && From->K == ir::ExprKind::VarRef &&
-        isContainerStorageVar(From->V) &&
-        containerFixedSize(From->V->Origin->getType()) == Fixed &&
-        !Elem.isConstQualified()) {
-      QualType FromElem = From->V->Type->getPointeeType();
-      appendIndexLoop(0, Extent(ir::Extent::Elements), Loc, Pre,
-                      [&](ExprP K, ir::Block &Body) {
-                        Body.push_back(ir::assign(
-                            Element(K),
-                            ir::cast(Scalar, ir::index(From, K, FromElem)),
-                            BO_Assign, Loc));
-                      });
+  // a = e, a += e, a -= e for an Eigen expression e; a *= s, a /= s.
+  if ((Op == OO_Equal || Op == OO_PlusEqual || Op == OO_MinusEqual) &&
+      Args.size() == 1) {
+    BinaryOperatorKind K = Op == OO_Equal       ? BO_Assign
+                           : Op == OO_PlusEqual ? BO_AddAssign
+                                                : BO_SubAssign;
+    if (lowerEigenAssignment(Storage, K, Args[0], Pre, Loc))
       Out = Storage;
+    return;
+  }
+  if ((Op == OO_StarEqual || Op == OO_SlashEqual) && Args.size() == 1 &&
+      Args[0]->getType()->isArithmeticType() && !Elem.isConstQualified()) {
+    ExprP S = lowerExpr(Args[0], Pre);
+    if (!S)
       return;
-    }
-    if (!From && usesPoisoned(Src))
-      return;
-    Diags.report(Loc, Diag::NotSupported)
-        << ("assigning a whole Eigen object to '" + V->Name +
-            "' (only between variables of one fixed size)")
-        << "assign the coefficients in a loop (y(i) = x(i))";
+    S = materialize(convertResult(S, Scalar, Pre), Pre, "_scale", Loc);
+    appendIndexLoop(0, Extent(ir::Extent::Elements), Loc, Pre,
+                    [&](ExprP K, ir::Block &Body) {
+                      ExprP X = Element(K);
+                      Body.push_back(ir::assign(
+                          X,
+                          Op == OO_StarEqual ? ir::mul(X, S, Scalar)
+                                             : ir::div(X, S, Scalar),
+                          BO_Assign, Loc));
+                    });
+    Out = Storage;
     return;
   }
 
@@ -316,9 +203,8 @@ void FunctionLowering::lowerEigenCall(const CallExpr *E,
   Diags.report(Loc, Diag::NotSupported)
       << ("the Eigen operation '" + eigenOperationName(Method) + "' on '" +
           V->Name + "' (a '" + TypeName + "')")
-      << "write it with coefficient loops (v(i), m(i, j)); sum, dot, "
-         "squaredNorm, norm, mean, prod, maxCoeff, minCoeff, setZero, "
-         "setConstant and fill are differentiated";
+      << "write it with coefficient loops (v(i), m(i, j)) or with the "
+         "operations that are differentiated (docs/eigen.md)";
 }
 
 bool FunctionLowering::lowerEigenCommaInit(const CallExpr *E, ir::Block &Pre,
@@ -401,13 +287,7 @@ bool FunctionLowering::refuseEigenOperation(const CallExpr *E) {
     return false;
   // An operation of Eigen's: a function or method declared in namespace
   // Eigen (its operators, views and decompositions).
-  const DeclContext *DC = FD->getDeclContext();
-  while (DC && !DC->isNamespace())
-    DC = DC->getParent();
-  const auto *NS = dyn_cast_or_null<NamespaceDecl>(DC);
-  while (NS && isa<NamespaceDecl>(NS->getParent()))
-    NS = cast<NamespaceDecl>(NS->getParent());
-  if (!NS || !NS->getIdentifier() || NS->getName() != "Eigen")
+  if (!isInEigen(FD))
     return false;
   if (usesPoisoned(E))
     return true;

@@ -757,6 +757,8 @@ ExprP FunctionLowering::lowerCall(const CallExpr *E, Block &Pre,
     return C;
   if (ExprP C; lowerEigenCommaInit(E, Pre, C))
     return C;
+  if (ExprP C; lowerEigenExpressionCall(E, Pre, C))
+    return C;
   if (refuseEigenOperation(E))
     return nullptr;
   MemberCall MC = memberCall(E);

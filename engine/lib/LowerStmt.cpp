@@ -177,6 +177,16 @@ bool FunctionLowering::checkType(QualType T, SourceLocation Loc,
     if (U->isPointerType())
       return true;
   }
+  if (const auto *RD = U->getAsCXXRecordDecl(); RD && isInEigen(RD)) {
+    // `auto d = p - q;` holds Eigen's expression object, not values.
+    Diags.report(Loc, Diag::NotSupported)
+        << ("a " + What.str() +
+            " holding an unevaluated Eigen expression (an 'auto' of "
+            "Eigen arithmetic, a view)")
+        << "declare it with the type it evaluates to ('Eigen::VectorXd d = "
+           "p - q;', 'Eigen::Vector3d', 'Eigen::MatrixXd')";
+    return false;
+  }
   Diags.report(Loc, Diag::UnsupportedType) << T << What;
   return false;
 }

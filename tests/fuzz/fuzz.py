@@ -28,6 +28,8 @@ sys.path.insert(0, HERE)
 import generator  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(HERE))
+# Eigen's headers (Debian's libeigen3-dev); the eigen feature is off without.
+EIGEN_INCLUDE = os.environ.get('FLUXION_EIGEN_INCLUDE', '/usr/include/eigen3')
 
 # Tolerances, by the lowest-precision floating type a program uses anywhere
 # (its "precision class"): relative to max(|reference|, 1).
@@ -130,7 +132,7 @@ def param_setup(p, clone, xname='X', ns=None):
                 lines.append('%s %s = (%s)%s;' % (T, q.name, T, ld(q.value)))
         elif q.is_input:
             if getattr(q, 'vec', False):
-                lines.append('std::vector<%s> %s(%d);' % (T, q.name, q.length))
+                lines.append('%s %s(%d);' % (vec_of(q, T), q.name, q.length))
             else:
                 lines.append('%s %s[%d];' % (T, q.name, q.length))
             for i in range(q.length):
@@ -140,7 +142,9 @@ def param_setup(p, clone, xname='X', ns=None):
                 else:
                     lines.append('%s[%d] = (%s)%s;' % (q.name, i, T, ld(q.value[i])))
         elif getattr(q, 'vec', False):
-            lines.append('std::vector<%s> %s(%d);' % (T, q.name, q.length))
+            lines.append('%s %s(%d);' % (vec_of(q, T), q.name, q.length))
+            if getattr(q, 'eigen', False):
+                lines.append('%s.setZero();' % q.name)
         else:
             lines.append('%s %s[%d] = {};' % (T, q.name, q.length))
     return lines, [q.name for q in p.params]
@@ -206,7 +210,9 @@ def driver(p):
             else:
                 if getattr(q, 'vec', False):
                     # A container's adjoint: a container of the same size.
-                    decl.append('std::vector<%s> %s(%d);' % (T, nm, q.length))
+                    decl.append('%s %s(%d);' % (vec_of(q, T), nm, q.length))
+                    if getattr(q, 'eigen', False):
+                        decl.append('%s.setZero();' % nm)
                     args.append('&' + nm)
                 else:
                     decl.append('%s %s[%d] = {};' % (T, nm, q.length))
@@ -254,14 +260,17 @@ def driver(p):
                 k += 1
             elif q.is_input:
                 vec = getattr(q, 'vec', False)
-                decl.append(('std::vector<%s> %s%s(%d);' if vec else
-                             '%s %s%s[%d];') % (T, pre, q.name, q.length))
+                decl.append(('%s %s%s(%d);' % (vec_of(q, T), pre, q.name, q.length))
+                            if vec else
+                            '%s %s%s[%d];' % (T, pre, q.name, q.length))
                 for i in range(q.length):
                     decl.append('%s%s[%d] = (%s)%s[%d];' % (pre, q.name, i, T, src, k))
                     k += 1
                 args.append(('&' if vec else '') + pre + q.name)
             elif getattr(q, 'vec', False):
-                decl.append('std::vector<%s> %s%s(%d);' % (T, pre, q.name, q.length))
+                decl.append('%s %s%s(%d);' % (vec_of(q, T), pre, q.name, q.length))
+                if getattr(q, 'eigen', False):
+                    decl.append('%s%s.setZero();' % (pre, q.name))
                 args.append('&' + pre + q.name)
             else:
                 decl.append('%s %s%s[%d] = {};' % (T, pre, q.name, q.length))
@@ -351,6 +360,11 @@ def driver(p):
     return '\n'.join(out) + '\n'
 
 
+def vec_of(q, T):
+    """The vector type of container parameter q with elements T."""
+    return generator.vec_type(T, getattr(q, 'eigen', False))
+
+
 def render_tu(progs):
     """The translation unit's text and, per seed, its range of lines."""
     support = open(os.path.join(HERE, 'fuzz_support.hpp')).read()
@@ -358,6 +372,8 @@ def render_tu(progs):
              ', '.join(str(p.seed) for p in progs),
              '#include <fluxion/fluxion.hpp>', '#include <cmath>',
              '#include <vector>', '', support]
+    if any('Eigen::' in p.source() for p in progs):
+        parts.insert(1, '#include <Eigen/Dense>')
     text = '\n'.join(parts) + '\n'
     ranges = {}
     for p in progs:
@@ -384,6 +400,9 @@ class Tools:
                                   check=True).stdout.strip()
         self.plugin = args.plugin or q('--plugin')
         self.cxxflags = shlex.split(args.include and '-I' + args.include or q('--cxxflags'))
+        # Eigen's headers (Debian's libeigen3-dev), for the eigen feature.
+        if os.path.isdir(EIGEN_INCLUDE):
+            self.cxxflags += ['-isystem', EIGEN_INCLUDE]
         self.gen = args.fluxion_gen or os.path.join(os.path.dirname(cfg), 'fluxion-gen')
         self.clang = args.clang
         self.gxx = args.gxx
@@ -978,6 +997,8 @@ def main():
     for x in disabled:
         if x not in generator.FEATURES:
             ap.error('unknown feature %r (--list-features)' % x)
+    if not os.path.isdir(EIGEN_INCLUDE):
+        disabled.append('eigen')
     features = [k for k in generator.FEATURES if k not in disabled]
     flags = (' --disable ' + ','.join(disabled)) if disabled else ''
     for opt in ('fluxion_config', 'plugin', 'fluxion_gen', 'include'):

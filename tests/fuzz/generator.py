@@ -76,6 +76,9 @@ FEATURES = {
                   'are const std::vector<T>& / std::vector<T>& (indexed, passed to '
                   'helpers as .data(), walked by range-based for); local arrays at '
                   'the top of f and of helpers spelled std::vector<T> a(L) or = {...}',
+    'eigen': 'with containers: some of the std::vector parameters and sized local '
+             'containers are Eigen vectors instead, Eigen::Matrix<T, Eigen::Dynamic, 1> '
+             '(indexed, passed to helpers as .data(), walked by range-based for)',
     'rangefor': 'range-based for over arrays of known size (local arrays, struct '
                 'member arrays, local arrays of S): by value, by const reference, '
                 'by reference writing the elements',
@@ -194,6 +197,7 @@ class Param:
         self.value = None  # float (S), int (I) or list (arrays, ST: flattened)
         self.ref = False   # S: passed as const T&
         self.vec = False   # CP, OP: spelled as a std::vector of length L
+        self.eigen = False  # vec: an Eigen vector instead (vec_type)
         self.members = []  # ST: the struct's members
         self.tparam = False  # S: of f's template parameter type T
 
@@ -219,15 +223,22 @@ class Param:
             return '%s %s' % (T, self.name)
         if self.kind == 'CP':
             if self.vec:
-                return 'const std::vector<%s> &%s' % (T, self.name)
+                return 'const %s &%s' % (vec_type(T, self.eigen), self.name)
             return 'const %s *%s' % (T, self.name)
         if self.kind == 'OP':
             if self.vec:
-                return 'std::vector<%s> &%s' % (T, self.name)
+                return '%s &%s' % (vec_type(T, self.eigen), self.name)
             return '%s *%s' % (T, self.name)
         if self.kind == 'CA':
             return 'const %s %s[%d]' % (T, self.name, self.length)
         return '%s %s[%d]' % (T, self.name, self.length)  # OA, RA
+
+
+def vec_type(T, eigen):
+    """A runtime-length vector of T: std::vector or an Eigen vector."""
+    if eigen:
+        return 'Eigen::Matrix<%s, Eigen::Dynamic, 1>' % T
+    return 'std::vector<%s>' % T
 
 
 class Var:
@@ -322,6 +333,7 @@ class Generator:
         self.frng = random.Random(seed * 7919 + 37)  # range-based for
         self.crng = random.Random(seed * 7919 + 41)  # std::vector parameters
         self.srng = random.Random(seed * 7919 + 47)  # loop shapes
+        self.erng = random.Random(seed * 7919 + 53)  # Eigen vectors
         self.f = set(features)
         self.types = [t for t in FLOAT_TYPES
                       if {'f': 'float', 'd': 'double', 'l': 'longdouble'}[t] in self.f]
@@ -970,6 +982,10 @@ class Generator:
             if vec:
                 decl = '%s%s %s[%d]' % (pad, self.ctype(t), name, L)
                 vdecl = '%sstd::vector<%s> %s' % (pad, self.ctype(t), name)
+                # A sized one may be an Eigen vector (own stream).
+                if self.on('eigen') and not lines[0].startswith(decl + ' = {') \
+                        and self.erng.random() < 0.5:
+                    vdecl = '%s%s %s' % (pad, vec_type(self.ctype(t), True), name)
                 lines[0] = lines[0].replace(decl + ' = {', vdecl + ' = {', 1) \
                     if lines[0].startswith(decl + ' = {') else \
                     lines[0].replace(decl + ';', '%s(%d);' % (vdecl, L), 1)
@@ -1274,6 +1290,7 @@ class Generator:
             if kind in ('CP', 'OP') and self.on('containers') and \
                     self.crng.random() < 0.4:
                 params[-1].vec = True
+                params[-1].eigen = self.on('eigen') and self.erng.random() < 0.5
         if self.members:
             st = Param('s', 'ST', self.members[0].t if self.members[0].t != 'i'
                        else self.members[1].t)

@@ -167,6 +167,61 @@ double weighted(const VectorXd &v, double w) {
   return weighted(v, w) + v(0);
 }
 
+// Expressions written the Eigen way, temporaries implicit.
+[[fluxion::grad]] [[fluxion::jvp]] [[fluxion::hessian]] double
+least_squares(const MatrixXd &A, const VectorXd &x, const VectorXd &b) {
+  return (A * x - b).squaredNorm() + 0.1 * x.norm();
+}
+
+// A two-layer perceptron: products, a bias, tanh on arrays, a local
+// evaluated from an expression, a 1x1 product read as a number.
+[[fluxion::grad]] [[fluxion::jvp]] [[fluxion::hessian]] double
+mlp(const MatrixXd &W1, const VectorXd &b1, const MatrixXd &W2,
+    const VectorXd &x, const VectorXd &t) {
+  VectorXd h = (W1 * x + b1).array().tanh().matrix();
+  VectorXd o = W2 * h;
+  double reg = h.transpose() * h;
+  return 0.5 * (o - t).squaredNorm() + 0.01 * reg +
+         (W1.array() * W1.array()).sum() * 1e-3;
+}
+
+// An output through noalias(), compound assignments, scaling.
+[[fluxion::grad]] [[fluxion::jvp]] void affine(const MatrixXd &W,
+                                               const VectorXd &x,
+                                               const VectorXd &c, double s,
+                                               VectorXd &y) {
+  y.noalias() = W.transpose() * x;
+  y += s * c;
+  y -= c / 4.0;
+  y *= 0.5;
+  y.noalias() += W.transpose() * (x.cwiseProduct(x));
+}
+
+// A matrix product into an output matrix, row-major on one side; trace,
+// mean, maxCoeff and dot of expressions.
+[[fluxion::grad]] [[fluxion::jvp]] void gram(const MatrixXd &A,
+                                             const RowMatrix &B,
+                                             MatrixXd &C) {
+  C = A * B - 0.5 * B.transpose() * A.transpose();
+}
+
+[[fluxion::grad]] [[fluxion::jvp]] [[fluxion::hessian]] double
+reductions_of_expressions(const MatrixXd &A, const VectorXd &x) {
+  return (A * A.transpose()).trace() + (A * x).mean() +
+         (x.array().square() - x.array()).maxCoeff() +
+         (2 * x).dot(x.cwiseProduct(x)) + (A.transpose() * A).sum() +
+         x.array().exp().log().sum() + x.array().abs().sqrt().sum();
+}
+
+// Fixed sizes, as in geometry code.
+[[fluxion::grad]] [[fluxion::jvp]] [[fluxion::hessian]] double
+geometry(const Vector3d &p, const Vector3d &q, const Matrix3d &R) {
+  Vector3d d = R * (p - q);
+  Vector3d e = R.transpose() * d + q;
+  double c = d.dot(e) / (d.norm() * e.norm());
+  return c + (p - q).squaredNorm() - (R * R.transpose()).trace();
+}
+
 } // namespace eig
 
 namespace {
@@ -330,6 +385,88 @@ TEST(Eigen, RangeFor) {
   EXPECT_TRUE(R.ok()) << R;
   auto J = fluxion::check_jvp(eig::ranges, eig::ranges_jvp, x, y);
   EXPECT_TRUE(J.ok()) << J;
+}
+
+TEST(Eigen, LeastSquares) {
+  MatrixXd A = matrix(4, 3, 0.1);
+  VectorXd x = vec(3, 0.2), b = vec(4, 1.3);
+  auto R = fluxion::check_gradient(eig::least_squares, eig::least_squares_grad,
+                                   A, x, b);
+  EXPECT_TRUE(R.ok()) << R;
+  auto J = fluxion::check_jvp(eig::least_squares, eig::least_squares_jvp, A,
+                              x, b);
+  EXPECT_TRUE(J.ok()) << J;
+  auto H = fluxion::check_hvp(eig::least_squares, eig::least_squares_hvp, A,
+                              x, b);
+  EXPECT_TRUE(H.ok()) << H;
+  // Closed form: d/dx = 2 A^T (A x - b) + 0.1 x / |x|, d/db = -2 (A x - b).
+  MatrixXd dA = MatrixXd::Zero(4, 3);
+  VectorXd dx = VectorXd::Zero(3), db = VectorXd::Zero(4);
+  eig::least_squares_grad(A, x, b, &dA, &dx, &db);
+  VectorXd r = A * x - b;
+  EXPECT_LT((dx - (2 * A.transpose() * r + 0.1 * x / x.norm())).norm(), 1e-13);
+  EXPECT_LT((db + 2 * r).norm(), 1e-13);
+  EXPECT_LT((dA - 2 * r * x.transpose()).norm(), 1e-13);
+}
+
+TEST(Eigen, TwoLayerPerceptron) {
+  MatrixXd W1 = matrix(4, 3, 0.3), W2 = matrix(2, 4, 1.9);
+  VectorXd b1 = vec(4, 0.7), x = vec(3, 2.2), t = vec(2, -0.5);
+  auto R = fluxion::check_gradient(eig::mlp, eig::mlp_grad, W1, b1, W2, x, t);
+  EXPECT_TRUE(R.ok()) << R;
+  auto J = fluxion::check_jvp(eig::mlp, eig::mlp_jvp, W1, b1, W2, x, t);
+  EXPECT_TRUE(J.ok()) << J;
+  auto H = fluxion::check_hvp(eig::mlp, eig::mlp_hvp, W1, b1, W2, x, t);
+  EXPECT_TRUE(H.ok()) << H;
+}
+
+TEST(Eigen, NoaliasAndCompoundAssignments) {
+  MatrixXd W = matrix(3, 2, 0.8);
+  VectorXd x = vec(3, 0.1), c = vec(2, 0.4), y(2);
+  auto R = fluxion::check_vjp(eig::affine, eig::affine_vjp, W, x, c, 1.5, y);
+  EXPECT_TRUE(R.ok()) << R;
+  auto J = fluxion::check_jvp(eig::affine, eig::affine_jvp, W, x, c, 1.5, y);
+  EXPECT_TRUE(J.ok()) << J;
+}
+
+TEST(Eigen, MatrixProductsIntoAnOutput) {
+  MatrixXd A = matrix(3, 2, 0.5), C(3, 3);
+  eig::RowMatrix B(2, 3);
+  B << 0.3, -0.2, 0.5, 1.1, 0.4, -0.9;
+  auto R = fluxion::check_vjp(eig::gram, eig::gram_vjp, A, B, C);
+  EXPECT_TRUE(R.ok()) << R;
+  auto J = fluxion::check_jvp(eig::gram, eig::gram_jvp, A, B, C);
+  EXPECT_TRUE(J.ok()) << J;
+  // The primal value matches Eigen's own evaluation.
+  eig::gram(A, B, C);
+  MatrixXd Expect = A * B - 0.5 * B.transpose() * A.transpose();
+  EXPECT_LT((C - Expect).norm(), 1e-14);
+}
+
+TEST(Eigen, ReductionsOfExpressions) {
+  MatrixXd A = matrix(3, 2, 1.4);
+  VectorXd x = vec(2, 0.9);
+  auto R = fluxion::check_gradient(eig::reductions_of_expressions,
+                                   eig::reductions_of_expressions_grad, A, x);
+  EXPECT_TRUE(R.ok()) << R;
+  auto J = fluxion::check_jvp(eig::reductions_of_expressions,
+                              eig::reductions_of_expressions_jvp, A, x);
+  EXPECT_TRUE(J.ok()) << J;
+  auto H = fluxion::check_hvp(eig::reductions_of_expressions,
+                              eig::reductions_of_expressions_hvp, A, x);
+  EXPECT_TRUE(H.ok()) << H;
+}
+
+TEST(Eigen, FixedSizeGeometry) {
+  Eigen::Vector3d p(0.3, -0.4, 1.2), q(-0.7, 0.2, 0.5);
+  Eigen::Matrix3d R;
+  R << 0.9, -0.1, 0.2, 0.1, 0.95, -0.3, -0.2, 0.3, 0.9;
+  auto G = fluxion::check_gradient(eig::geometry, eig::geometry_grad, p, q, R);
+  EXPECT_TRUE(G.ok()) << G;
+  auto J = fluxion::check_jvp(eig::geometry, eig::geometry_jvp, p, q, R);
+  EXPECT_TRUE(J.ok()) << J;
+  auto H = fluxion::check_hvp(eig::geometry, eig::geometry_hvp, p, q, R);
+  EXPECT_TRUE(H.ok()) << H;
 }
 
 TEST(Eigen, ByValueAndCallee) {

@@ -4,6 +4,8 @@
 #ifndef FLUXION_HELPERS_HPP
 #define FLUXION_HELPERS_HPP
 
+#include <cstdio>
+#include <cstdlib>
 #include <type_traits>
 
 namespace fluxion {
@@ -48,6 +50,21 @@ template <class T> inline T zero_container() {
     return T::Zero();
   else
     return T{};
+}
+
+/// Derivative code of an assignment of an Eigen expression of dynamic size
+/// needs the destination to have the expression's size already (Eigen's
+/// own assignment would resize it): stop with a message otherwise.
+inline void eigen_same_size(long rows, long cols, long expr_rows,
+                            long expr_cols) {
+  if (rows == expr_rows && cols == expr_cols)
+    return;
+  std::fprintf(stderr,
+               "fluxion: derivative code assigns a %ldx%ld Eigen expression "
+               "to an object of %ldx%ld; give the object its size before "
+               "the assignment\n",
+               expr_rows, expr_cols, rows, cols);
+  std::abort();
 }
 
 namespace detail {

@@ -1,8 +1,9 @@
 // Eigen Matrix and Array variables are differentiated as storage plus a
-// shape: coefficients, extents, reductions, fills and comma initialisation.
-// Whole-object arithmetic, views, resizing, dynamic-size local matrices,
-// Eigen members of classes and Map/Ref parameters are located errors naming
-// the operation in the user's words (nothing from inside Eigen's headers).
+// shape, expressions over them as coefficient loops. Views (block, head),
+// decompositions, resizing, aliasing products, 'auto' expressions,
+// dynamic-size local matrices, Eigen members of classes and Map/Ref
+// parameters are located errors naming the operation in the user's words
+// (nothing from inside Eigen's headers).
 // REQUIRES: eigen
 // RUN: not %clangxx %fluxion %eigen -fsyntax-only %s 2>&1 | %FileCheck %s --implicit-check-not=error:
 #include <Eigen/Dense>
@@ -10,20 +11,29 @@
 
 using namespace Eigen;
 
-[[fluxion::grad]] double residual(const MatrixXd &A, const VectorXd &x,
-                                  const VectorXd &b) {
-  // CHECK: eigen.cpp:[[@LINE+1]]:22: error: fluxion: the Eigen operation 'squaredNorm' on an Eigen expression (arithmetic on whole Eigen objects, views and decompositions are not differentiated yet) is not supported in a differentiated function; compute it with loops over the coefficients of Eigen variables (v(i), m(i, j)) into a local, and use the local
-  return (A * x - b).squaredNorm();
+[[fluxion::grad]] double traced(const MatrixXd &A) {
+  // CHECK: eigen.cpp:[[@LINE+1]]:13: error: fluxion: the operation 'block' in an Eigen expression is not supported in a differentiated function; compute it with loops over the coefficients of Eigen variables (v(i), m(i, j)) into a local, and use the local
+  return (A.block(0, 0, 2, 2) * A).sum();
 }
 
-[[fluxion::grad]] void product(const MatrixXd &A, const VectorXd &x,
-                               VectorXd &y) {
-  // CHECK: eigen.cpp:[[@LINE+1]]:9: error: fluxion: the Eigen operator '*' on whole objects
-  y = A * x;
+[[fluxion::grad]] void in_place(const MatrixXd &A, VectorXd &x) {
+  // CHECK: eigen.cpp:[[@LINE+1]]:5: error: fluxion: assigning to 'x' a product or transpose that reads 'x' is not supported in a differentiated function; assign it to another variable (a local), then copy that
+  x = A * x;
+}
+
+[[fluxion::grad]] double solve(const Matrix3d &A, const Vector3d &b) {
+  // CHECK: eigen.cpp:[[@LINE+1]]:18: error: fluxion: the operation 'solve' in an Eigen expression is not supported in a differentiated function
+  return A.llt().solve(b).sum();
+}
+
+[[fluxion::grad]] double lazy(const Vector3d &p, const Vector3d &q) {
+  // CHECK: eigen.cpp:[[@LINE+1]]:8: error: fluxion: a local variable holding an unevaluated Eigen expression (an 'auto' of Eigen arithmetic, a view) is not supported in a differentiated function; declare it with the type it evaluates to ('Eigen::VectorXd d = p - q;', 'Eigen::Vector3d', 'Eigen::MatrixXd')
+  auto d = p - q;
+  return d.norm();
 }
 
 [[fluxion::grad]] double head(const VectorXd &x) {
-  // CHECK: eigen.cpp:[[@LINE+1]]:14: error: fluxion: the Eigen operation 'head' on 'x' (a 'VectorXd') is not supported in a differentiated function; write it with coefficient loops (v(i), m(i, j)); sum, dot, squaredNorm, norm, mean, prod, maxCoeff, minCoeff, setZero, setConstant and fill are differentiated
+  // CHECK: eigen.cpp:[[@LINE+1]]:14: error: fluxion: the Eigen operation 'head' on 'x' (a 'VectorXd') is not supported in a differentiated function; write it with coefficient loops (v(i), m(i, j)) or with the operations that are differentiated (docs/eigen.md)
   auto h = x.head(2);
   return h(0);
 }
@@ -40,12 +50,6 @@ using namespace Eigen;
   MatrixXd M(3, 3);
   M(0, 0) = x(0);
   return M(0, 0);
-}
-
-[[fluxion::grad]] double copy_dynamic(const VectorXd &x, VectorXd &y) {
-  // CHECK: eigen.cpp:[[@LINE+1]]:5: error: fluxion: assigning a whole Eigen object to 'y' (only between variables of one fixed size) is not supported in a differentiated function; assign the coefficients in a loop (y(i) = x(i))
-  y = x;
-  return y(0);
 }
 
 [[fluxion::grad]] double comma_count(double a) {
@@ -67,12 +71,18 @@ struct Body {
 
 // What is differentiated compiles.
 [[fluxion::grad]] [[fluxion::jvp]] double fine(const Matrix3d &R,
-                                               const VectorXd &x) {
+                                               const VectorXd &x,
+                                               const MatrixXd &A,
+                                               VectorXd &y) {
   Vector3d v;
   v << x(0), x(1), 1.0;
   double s = 0;
   for (int i = 0; i < 3; ++i)
     for (int j = 0; j < 3; ++j)
       s += R(i, j) * v(j) * v.x();
-  return s + x.squaredNorm() + x.norm() + x.dot(x) + v.maxCoeff();
+  y.noalias() = A * x;
+  y = y + x;
+  VectorXd r = A.transpose() * y - x;
+  return s + x.squaredNorm() + x.norm() + x.dot(x) + v.maxCoeff() +
+         (R * v - v).norm() + r.sum();
 }

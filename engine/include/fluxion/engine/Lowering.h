@@ -39,6 +39,39 @@ struct EigenShape {
   bool isVector() const { return Rows == 1 || Cols == 1; }
 };
 
+/// An Eigen expression over variables of the function, as a tree whose
+/// coefficients the lowering writes out (LowerEigenExpr.cpp).
+struct EigenTerm {
+  enum class Kind {
+    Variable,       ///< Storage, of Shape
+    Same,           ///< A (.array(), .matrix())
+    Transpose,      ///< A(j, i)
+    Negate,         ///< -A
+    Scale,          ///< Value * A
+    DivideByScalar, ///< A / Value
+    Add,
+    Subtract,
+    CwiseProduct,
+    CwiseQuotient,
+    Function, ///< Fn(A(i, j)), or A(i, j) squared when Fn is null
+    Product   ///< the matrix product A B
+  };
+  Kind K = Kind::Variable;
+  clang::QualType Scalar;
+  ir::ExprP Rows, Cols; ///< extents, constants where the types fix them
+  ir::ExprP Storage;    ///< Variable
+  EigenShape Shape;     ///< Variable
+  ir::ExprP Value;      ///< Scale, DivideByScalar: a local holding the scalar
+  clang::FunctionDecl *Fn = nullptr;
+  std::unique_ptr<EigenTerm> A, B;
+  /// Variables whose coefficients it reads.
+  llvm::SmallPtrSet<const ir::Var *, 4> Reads;
+  /// Reads a coefficient other than the one it computes (a product, a
+  /// transpose): assigning it to a variable it reads would alias.
+  bool Mixes = false;
+  clang::SourceLocation Loc;
+};
+
 class FunctionLowering {
 public:
   FunctionLowering(clang::ASTContext &Ctx, DiagReporter &Diags)
@@ -144,6 +177,43 @@ private:
   /// True if E is such a chain, with Out the variable (null after an error).
   bool lowerEigenCommaInit(const clang::CallExpr *E, ir::Block &Pre,
                            ir::ExprP &Out);
+  /// Eigen expressions (LowerEigenExpr.cpp). The term of E, a variable or
+  /// an expression over variables; scalars it scales by are evaluated into
+  /// Pre. Null after an error.
+  std::unique_ptr<EigenTerm> lowerEigenTerm(const clang::Expr *E,
+                                            ir::Block &Pre);
+  /// The term of an Eigen variable (its storage) of the given shape.
+  std::unique_ptr<EigenTerm> eigenVariableTerm(ir::ExprP Storage,
+                                               const EigenShape &Shape,
+                                               clang::SourceLocation Loc);
+  /// Coefficient (I, J) of T; statements it needs (a product's loop) go to
+  /// Body.
+  ir::ExprP eigenCoefficient(const EigenTerm &T, ir::ExprP I, ir::ExprP J,
+                             ir::Block &Body);
+  /// Loops over T's coefficients (columns outside, rows inside), calling
+  /// Use with each coefficient and its row and column.
+  bool forEachEigenCoefficient(
+      const EigenTerm &T, ir::Block &Out,
+      llvm::function_ref<void(ir::ExprP Coef, ir::ExprP I, ir::ExprP J,
+                              ir::Block &Body)>
+          Use);
+  /// sum, squaredNorm, norm, mean, prod, maxCoeff, minCoeff of T, or
+  /// T.dot(*Other): a loop into a local; null when Name is none of them.
+  ir::ExprP reduceEigen(llvm::StringRef Name, const EigenTerm &T,
+                        const EigenTerm *Other, ir::Block &Pre,
+                        clang::SourceLocation Loc);
+  static bool isEigenReduction(llvm::StringRef Name, unsigned Args);
+  /// Dst Op= Rhs for an Eigen variable Dst (Op: =, +=, -=).
+  bool lowerEigenAssignment(ir::ExprP Dst, clang::BinaryOperatorKind Op,
+                            const clang::Expr *Rhs, ir::Block &Pre,
+                            clang::SourceLocation Loc);
+  bool assignEigenTerm(ir::ExprP Dst, clang::BinaryOperatorKind Op,
+                       const std::unique_ptr<EigenTerm> &R, ir::Block &Pre,
+                       clang::SourceLocation Loc);
+  /// Reductions and 1x1 results of Eigen expressions, assignments through
+  /// noalias(): true if E is one, with Out its lowering.
+  bool lowerEigenExpressionCall(const clang::CallExpr *E, ir::Block &Pre,
+                                ir::ExprP &Out);
   /// A call of an Eigen operation the engine does not follow (an
   /// arithmetic operator on whole objects, a view, a decomposition): true
   /// after reporting it, naming the operation.
@@ -278,6 +348,9 @@ bool isDifferentiableRecord(clang::QualType T);
 /// shape with no data): passed through untouched, its methods callable.
 bool isClassWithoutReals(clang::QualType T);
 std::optional<EigenShape> eigenShape(clang::QualType T);
+/// Declared in namespace Eigen (or one nested in it): Eigen's objects,
+/// expressions, views and decompositions.
+bool isInEigen(const clang::Decl *D);
 /// The element type of a std::vector or std::array of reals (or the scalar
 /// of an Eigen Matrix or Array, eigenShape) (`double` for
 /// `const std::vector<double> &`); null for any other type. The engine

@@ -1,0 +1,724 @@
+//===- LowerEigenExpr.cpp - Eigen expressions as coefficient loops --------===//
+//
+// Eigen code leaves its temporaries implicit: `r = (A * x - b).squaredNorm()`,
+// `y.noalias() = W * h + c`, `Vector3d d = p - q`. An expression over Eigen
+// variables is a tree (EigenTerm) whose coefficient (i, j) the lowering
+// writes as an IR expression:
+//
+//   variable v                 v[i + j * rows] (storage order)
+//   a + b, a - b, -a           coefficient-wise
+//   s * a, a * s, a / s        s evaluated once, before the loops
+//   a.cwiseProduct(b), a.cwiseQuotient(b), array * and /
+//   a.transpose()              a(j, i)
+//   a.array(), a.matrix()      a
+//   a.exp(), log, sqrt, tanh, sin, cos, abs (arrays), a.square()
+//   A * B (matrix product)     sum over k of A(i, k) B(k, j): a counted loop
+//                              into a local, in the body that needs it
+//
+// and each use site is a loop over the result's coefficients: assignment
+// to a variable (`=`, `+=`, `-=`, with or without noalias()), a local's
+// initialiser, a reduction (sum, squaredNorm, norm, mean, prod, dot,
+// maxCoeff, minCoeff) or a 1x1 result read as a number. The builders see
+// index loops, as for hand-written coefficient code.
+//
+// Eigen resizes a dynamic destination to the expression; the lowering
+// requires equal sizes (fluxion::eigen_same_size stops the program with a
+// message otherwise) and refuses, as located errors, a destination that a
+// product or transpose on the right reads (Eigen's aliasing rules), and any
+// operation not listed.
+//
+//===----------------------------------------------------------------------===//
+#include "fluxion/engine/Lowering.h"
+
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/DeclCXX.h"
+#include "clang/AST/ExprCXX.h"
+
+using namespace clang;
+
+namespace fluxion {
+using ir::ExprP;
+using ir::Var;
+
+namespace {
+/// Derives from Eigen's ArrayBase: `*` and `/` are coefficient-wise.
+bool isArrayExpression(QualType T) {
+  const auto *RD = T.getNonReferenceType()->getAsCXXRecordDecl();
+  if (!RD || !RD->hasDefinition())
+    return false;
+  bool Found = RD->getName() == "ArrayBase";
+  RD->forallBases([&](const CXXRecordDecl *B) {
+    Found |= B->getIdentifier() && B->getName() == "ArrayBase";
+    return true;
+  });
+  return Found;
+}
+} // namespace
+
+/// A coefficient-wise function of <cmath> for scalar T: std::NAME(T).
+static FunctionDecl *stdMathFunction(ASTContext &Ctx, StringRef Name,
+                                     QualType T) {
+  auto Matches = [&](NamedDecl *ND) -> FunctionDecl * {
+    if (auto *USD = dyn_cast<UsingShadowDecl>(ND))
+      ND = USD->getTargetDecl();
+    auto *FD = dyn_cast<FunctionDecl>(ND);
+    if (FD && FD->getNumParams() == 1 &&
+        Ctx.hasSameUnqualifiedType(FD->getParamDecl(0)->getType(), T))
+      return FD;
+    return nullptr;
+  };
+  IdentifierInfo &Std = Ctx.Idents.get("std");
+  IdentifierInfo &Fn = Ctx.Idents.get(Name);
+  for (NamedDecl *NS : Ctx.getTranslationUnitDecl()->lookup(&Std))
+    if (auto *N = dyn_cast<NamespaceDecl>(NS))
+      for (NamedDecl *ND : N->lookup(&Fn))
+        if (FunctionDecl *FD = Matches(ND))
+          return FD;
+  for (NamedDecl *ND : Ctx.getTranslationUnitDecl()->lookup(&Fn))
+    if (FunctionDecl *FD = Matches(ND))
+      return FD;
+  return nullptr;
+}
+
+/// A type of Eigen's (a plain object, an expression, a view).
+static bool eigenNamespaceType(QualType T) {
+  const auto *RD = T.getNonReferenceType()->getAsCXXRecordDecl();
+  return RD && isInEigen(RD);
+}
+
+/// Strips what Clang wraps around Eigen temporaries.
+static const clang::Expr *bare(const clang::Expr *E) {
+  while (true) {
+    const clang::Expr *Next = E->IgnoreImplicit()->IgnoreParens();
+    // A copy, or an evaluation into a plain temporary: the same values.
+    if (const auto *CE = dyn_cast<CXXConstructExpr>(Next);
+        CE && CE->getNumArgs() == 1 &&
+        CE->getArg(0)->getType()->isRecordType())
+      Next = CE->getArg(0)->IgnoreImplicit()->IgnoreParens();
+    if (const auto *FC = dyn_cast<CXXFunctionalCastExpr>(Next))
+      Next = FC->getSubExpr();
+    if (Next == E)
+      return E;
+    E = Next;
+  }
+}
+
+std::unique_ptr<EigenTerm>
+FunctionLowering::eigenVariableTerm(ExprP Storage, const EigenShape &Shape,
+                                    SourceLocation Loc) {
+  QualType IndexTy = Ctx.getPointerDiffType();
+  auto Term = std::make_unique<EigenTerm>();
+  Term->Loc = Loc;
+  Term->K = EigenTerm::Kind::Variable;
+  Term->Storage = Storage;
+  Term->Shape = Shape;
+  Term->Scalar = Shape.Scalar.getUnqualifiedType();
+  auto Extent = [&](int64_t Fixed, ir::Extent Which) -> ExprP {
+    if (Fixed >= 0)
+      return ir::intConst(IndexTy, Fixed);
+    if (Shape.isVector())
+      Which = ir::Extent::Elements;
+    return ir::sizeOf(Storage, IndexTy, Which);
+  };
+  Term->Rows = Extent(Shape.Rows, ir::Extent::Rows);
+  Term->Cols = Extent(Shape.Cols, ir::Extent::Cols);
+  Term->Reads.insert(Storage->V);
+  return Term;
+}
+
+std::unique_ptr<EigenTerm>
+FunctionLowering::lowerEigenTerm(const clang::Expr *E, ir::Block &Pre) {
+  E = bare(E);
+  SourceLocation Loc = E->getExprLoc();
+  auto Term = std::make_unique<EigenTerm>();
+  Term->Loc = Loc;
+  auto Unsupported = [&](std::string What) -> std::unique_ptr<EigenTerm> {
+    if (!usesPoisoned(E))
+      Diags.report(Loc, Diag::NotSupported)
+          << (What + " in an Eigen expression")
+          << "compute it with loops over the coefficients of Eigen variables "
+             "(v(i), m(i, j)) into a local, and use the local";
+    return nullptr;
+  };
+
+  // A variable of the function.
+  if (isa<DeclRefExpr>(E) && eigenShape(E->getType())) {
+    ExprP Storage = lowerExpr(E, Pre);
+    if (!Storage)
+      return nullptr;
+    if (Storage->K != ir::ExprKind::VarRef || !isContainerStorageVar(Storage->V))
+      return Unsupported("an Eigen object that is not a variable of the "
+                         "function");
+    return eigenVariableTerm(Storage, *eigenShape(E->getType()), Loc);
+  }
+
+  auto Binary = [&](EigenTerm::Kind K, const clang::Expr *L,
+                    const clang::Expr *R) -> std::unique_ptr<EigenTerm> {
+    Term->K = K;
+    Term->A = lowerEigenTerm(L, Pre);
+    if (!Term->A)
+      return nullptr;
+    Term->B = lowerEigenTerm(R, Pre);
+    if (!Term->B)
+      return nullptr;
+    Term->Scalar = Term->A->Scalar;
+    if (K == EigenTerm::Kind::Product) {
+      Term->Rows = Term->A->Rows;
+      Term->Cols = Term->B->Cols;
+    } else {
+      Term->Rows = Term->A->Rows;
+      Term->Cols = Term->A->Cols;
+    }
+    Term->Reads = Term->A->Reads;
+    Term->Reads.insert(Term->B->Reads.begin(), Term->B->Reads.end());
+    Term->Mixes = Term->A->Mixes || Term->B->Mixes ||
+                  K == EigenTerm::Kind::Product;
+    return std::move(Term);
+  };
+  auto Scaled = [&](EigenTerm::Kind K, const clang::Expr *M,
+                    const clang::Expr *S) -> std::unique_ptr<EigenTerm> {
+    Term->K = K;
+    Term->A = lowerEigenTerm(M, Pre);
+    if (!Term->A)
+      return nullptr;
+    Term->Scalar = Term->A->Scalar;
+    ExprP V = lowerExpr(S, Pre);
+    if (!V)
+      return nullptr;
+    // Evaluated once, before the loops that read it.
+    Term->Value = materialize(convertResult(V, Term->Scalar, Pre), Pre,
+                              "_scale", Loc);
+    Term->Rows = Term->A->Rows;
+    Term->Cols = Term->A->Cols;
+    Term->Reads = Term->A->Reads;
+    Term->Mixes = Term->A->Mixes;
+    return std::move(Term);
+  };
+
+  if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(E)) {
+    OverloadedOperatorKind O = Op->getOperator();
+    if (Op->getNumArgs() == 1 && O == OO_Minus) {
+      Term->K = EigenTerm::Kind::Negate;
+      Term->A = lowerEigenTerm(Op->getArg(0), Pre);
+      if (!Term->A)
+        return nullptr;
+      Term->Scalar = Term->A->Scalar;
+      Term->Rows = Term->A->Rows;
+      Term->Cols = Term->A->Cols;
+      Term->Reads = Term->A->Reads;
+      Term->Mixes = Term->A->Mixes;
+      return Term;
+    }
+    if (Op->getNumArgs() == 2) {
+      const clang::Expr *L = Op->getArg(0), *R = Op->getArg(1);
+      bool LScalar = bare(L)->getType()->isArithmeticType();
+      bool RScalar = bare(R)->getType()->isArithmeticType();
+      if ((O == OO_Plus || O == OO_Minus) && !LScalar && !RScalar)
+        return Binary(O == OO_Plus ? EigenTerm::Kind::Add
+                                   : EigenTerm::Kind::Subtract,
+                      L, R);
+      if (O == OO_Star && LScalar && !RScalar)
+        return Scaled(EigenTerm::Kind::Scale, R, L);
+      if ((O == OO_Star || O == OO_Slash) && RScalar && !LScalar)
+        return Scaled(O == OO_Star ? EigenTerm::Kind::Scale
+                                   : EigenTerm::Kind::DivideByScalar,
+                      L, R);
+      if ((O == OO_Star || O == OO_Slash) && !LScalar && !RScalar) {
+        bool Arrays = isArrayExpression(bare(L)->getType()) &&
+                      isArrayExpression(bare(R)->getType());
+        if (Arrays)
+          return Binary(O == OO_Star ? EigenTerm::Kind::CwiseProduct
+                                     : EigenTerm::Kind::CwiseQuotient,
+                        L, R);
+        if (O == OO_Star)
+          return Binary(EigenTerm::Kind::Product, L, R);
+      }
+    }
+    return Unsupported(
+        ("the operator '" + std::string(getOperatorSpelling(O)) + "'"));
+  }
+
+  if (const auto *MC = dyn_cast<CXXMemberCallExpr>(E)) {
+    const CXXMethodDecl *M = MC->getMethodDecl();
+    StringRef Name = M && M->getIdentifier() ? M->getName() : "";
+    const clang::Expr *Object = MC->getImplicitObjectArgument();
+    unsigned N = MC->getNumArgs();
+    if (N == 0 && (Name == "transpose" || Name == "array" ||
+                   Name == "matrix")) {
+      Term->K = Name == "transpose" ? EigenTerm::Kind::Transpose
+                                    : EigenTerm::Kind::Same;
+      Term->A = lowerEigenTerm(Object, Pre);
+      if (!Term->A)
+        return nullptr;
+      Term->Scalar = Term->A->Scalar;
+      bool T = Name == "transpose";
+      Term->Rows = T ? Term->A->Cols : Term->A->Rows;
+      Term->Cols = T ? Term->A->Rows : Term->A->Cols;
+      Term->Reads = Term->A->Reads;
+      Term->Mixes = Term->A->Mixes || T;
+      return Term;
+    }
+    if (N == 1 && (Name == "cwiseProduct" || Name == "cwiseQuotient"))
+      return Binary(Name == "cwiseProduct" ? EigenTerm::Kind::CwiseProduct
+                                           : EigenTerm::Kind::CwiseQuotient,
+                    Object, MC->getArg(0));
+    static const char *const Functions[] = {"exp",  "log", "sqrt", "tanh",
+                                            "sin",  "cos", "abs",  "square",
+                                            "cwiseAbs"};
+    if (N == 0 && llvm::is_contained(Functions, Name)) {
+      Term->K = EigenTerm::Kind::Function;
+      Term->A = lowerEigenTerm(Object, Pre);
+      if (!Term->A)
+        return nullptr;
+      Term->Scalar = Term->A->Scalar;
+      if (Name != "square") {
+        StringRef Fn = Name == "cwiseAbs" ? "abs" : Name;
+        Term->Fn = stdMathFunction(Ctx, Fn == "abs" ? "fabs" : Fn, Term->Scalar);
+        if (!Term->Fn)
+          return Unsupported(("'" + Name + "()' without std::" + Fn +
+                              " declared for its scalar type")
+                                 .str());
+      }
+      Term->Rows = Term->A->Rows;
+      Term->Cols = Term->A->Cols;
+      Term->Reads = Term->A->Reads;
+      Term->Mixes = Term->A->Mixes;
+      return Term;
+    }
+    return Unsupported(("the operation '" + Name + "'").str());
+  }
+  if (const auto *CE = dyn_cast<CallExpr>(E))
+    if (const FunctionDecl *FD = CE->getDirectCallee())
+      return Unsupported("the call of '" + FD->getNameAsString() + "'");
+  return Unsupported("this kind of operand");
+}
+
+ExprP FunctionLowering::eigenCoefficient(const EigenTerm &T, ExprP I, ExprP J,
+                                         ir::Block &Body) {
+  QualType S = T.Scalar;
+  QualType IndexTy = Ctx.getPointerDiffType();
+  SourceLocation Loc = T.Loc;
+  switch (T.K) {
+  case EigenTerm::Kind::Variable: {
+    QualType Elem = T.Storage->Ty->getPointeeType();
+    // A vector is indexed by its one coordinate.
+    ExprP Flat;
+    if (T.Shape.Cols == 1)
+      Flat = I;
+    else if (T.Shape.Rows == 1)
+      Flat = J;
+    else if (T.Shape.RowMajor)
+      Flat = ir::add(ir::mul(I, T.Cols, IndexTy), J, IndexTy);
+    else
+      Flat = ir::add(I, ir::mul(J, T.Rows, IndexTy), IndexTy);
+    return ir::cast(S, ir::index(T.Storage, Flat, Elem));
+  }
+  case EigenTerm::Kind::Same:
+    return eigenCoefficient(*T.A, I, J, Body);
+  case EigenTerm::Kind::Transpose:
+    return eigenCoefficient(*T.A, J, I, Body);
+  case EigenTerm::Kind::Negate: {
+    ExprP A = eigenCoefficient(*T.A, I, J, Body);
+    return A ? ir::neg(A, S) : nullptr;
+  }
+  case EigenTerm::Kind::Scale:
+  case EigenTerm::Kind::DivideByScalar: {
+    ExprP A = eigenCoefficient(*T.A, I, J, Body);
+    if (!A)
+      return nullptr;
+    return T.K == EigenTerm::Kind::Scale ? ir::mul(T.Value, A, S)
+                                         : ir::div(A, T.Value, S);
+  }
+  case EigenTerm::Kind::Add:
+  case EigenTerm::Kind::Subtract:
+  case EigenTerm::Kind::CwiseProduct:
+  case EigenTerm::Kind::CwiseQuotient: {
+    ExprP A = eigenCoefficient(*T.A, I, J, Body);
+    ExprP B = A ? eigenCoefficient(*T.B, I, J, Body) : nullptr;
+    if (!B)
+      return nullptr;
+    switch (T.K) {
+    case EigenTerm::Kind::Add:
+      return ir::add(A, B, S);
+    case EigenTerm::Kind::Subtract:
+      return ir::sub(A, B, S);
+    case EigenTerm::Kind::CwiseProduct:
+      return ir::mul(A, B, S);
+    default:
+      return ir::div(A, B, S);
+    }
+  }
+  case EigenTerm::Kind::Function: {
+    ExprP A = eigenCoefficient(*T.A, I, J, Body);
+    if (!A)
+      return nullptr;
+    if (!T.Fn) { // square
+      ExprP X = materialize(A, Body, "_x", Loc);
+      return ir::mul(X, X, S);
+    }
+    // A call stands alone on the right of an assignment.
+    return materialize(ir::call(T.Fn, {A}, S, Loc), Body,
+                       ("_" + T.Fn->getName()).str(), Loc);
+  }
+  case EigenTerm::Kind::Product: {
+    // sum over k of A(i, k) B(k, j), in a local of this body.
+    Var *Acc = F->makeVar(Var::Kind::Local, "_dot", S);
+    F->Locals.push_back(Acc);
+    Body.push_back(ir::assign(ir::ref(Acc), ir::floatConst(S, 0), BO_Assign,
+                              Loc));
+    bool OK = true;
+    appendIndexLoop(0, T.A->Cols, Loc, Body, [&](ExprP K, ir::Block &In) {
+      ExprP A = eigenCoefficient(*T.A, I, K, In);
+      ExprP B = A ? eigenCoefficient(*T.B, K, J, In) : nullptr;
+      if (!B) {
+        OK = false;
+        return;
+      }
+      In.push_back(ir::assign(ir::ref(Acc), ir::mul(A, B, S), BO_AddAssign,
+                              Loc));
+    });
+    return OK ? ir::ref(Acc, Loc) : nullptr;
+  }
+  }
+  return nullptr;
+}
+
+bool FunctionLowering::forEachEigenCoefficient(
+    const EigenTerm &T, ir::Block &Out,
+    llvm::function_ref<void(ExprP Coef, ExprP I, ExprP J, ir::Block &Body)>
+        Use) {
+  // Columns outside, rows inside (column-major order); a vector is one
+  // loop.
+  QualType IndexTy = Ctx.getPointerDiffType();
+  ExprP Zero = ir::intConst(IndexTy, 0);
+  bool OK = true;
+  auto Each = [&](ExprP I, ExprP J, ir::Block &B) {
+    ExprP C = eigenCoefficient(T, I, J, B);
+    if (!C) {
+      OK = false;
+      return;
+    }
+    Use(C, I, J, B);
+  };
+  if (T.Cols->isOne() || T.Rows->isOne()) {
+    bool Column = T.Cols->isOne();
+    appendIndexLoop(0, Column ? T.Rows : T.Cols, T.Loc, Out,
+                    [&](ExprP K, ir::Block &B) {
+                      Column ? Each(K, Zero, B) : Each(Zero, K, B);
+                    });
+    return OK;
+  }
+  appendIndexLoop(0, T.Cols, T.Loc, Out, [&](ExprP J, ir::Block &Outer) {
+    appendIndexLoop(0, T.Rows, T.Loc, Outer,
+                    [&](ExprP I, ir::Block &B) { Each(I, J, B); });
+  });
+  return OK;
+}
+
+bool FunctionLowering::isEigenReduction(StringRef Name, unsigned Args) {
+  if (Args == 1)
+    return Name == "dot";
+  return Args == 0 && (Name == "sum" || Name == "squaredNorm" ||
+                       Name == "trace" ||
+                       Name == "norm" || Name == "mean" || Name == "prod" ||
+                       Name == "maxCoeff" || Name == "minCoeff");
+}
+
+ExprP FunctionLowering::reduceEigen(StringRef Name, const EigenTerm &T,
+                                    const EigenTerm *Other, ir::Block &Pre,
+                                    SourceLocation Loc) {
+  QualType S = T.Scalar;
+  QualType IndexTy = Ctx.getPointerDiffType();
+  auto Local = [&](StringRef Label, ExprP Start) {
+    Var *Acc = F->makeVar(Var::Kind::Local, ("_" + Label).str(), S);
+    F->Locals.push_back(Acc);
+    Pre.push_back(ir::assign(ir::ref(Acc), Start, BO_Assign, Loc));
+    return Acc;
+  };
+  // A coefficient read twice is read once into a temporary, unless it is
+  // an element.
+  auto Once = [&](ExprP C, ir::Block &B) {
+    const ir::Expr *X = C.get();
+    while (X->K == ir::ExprKind::Cast)
+      X = X->Ops[0].get();
+    return X->isLValue() || X->K == ir::ExprKind::Const
+               ? C
+               : materialize(C, B, "_x", Loc);
+  };
+  bool OK = true;
+  auto Sum = [&](StringRef Label,
+                 llvm::function_ref<ExprP(ExprP, ExprP, ExprP, ir::Block &)>
+                     Term) -> Var * {
+    Var *Acc = Local(Label, ir::floatConst(S, 0));
+    OK &= forEachEigenCoefficient(
+        T, Pre, [&](ExprP C, ExprP I, ExprP J, ir::Block &B) {
+          ExprP X = Term(C, I, J, B);
+          if (!X) {
+            OK = false;
+            return;
+          }
+          B.push_back(ir::assign(ir::ref(Acc), X, BO_AddAssign, Loc));
+        });
+    return Acc;
+  };
+  auto Squares = [&](ExprP C, ExprP, ExprP, ir::Block &B) {
+    ExprP X = Once(C, B);
+    return ir::mul(X, X, S);
+  };
+  ExprP R;
+  if (Name == "sum" || Name == "mean") {
+    Var *Acc = Sum("sum", [](ExprP C, ExprP, ExprP, ir::Block &) { return C; });
+    R = ir::ref(Acc, Loc);
+    if (Name == "mean")
+      R = ir::div(R, ir::cast(S, ir::mul(T.Rows, T.Cols, IndexTy)), S);
+  } else if (Name == "squaredNorm" || Name == "norm") {
+    R = ir::ref(Sum("squared_norm", Squares), Loc);
+    if (Name == "norm") {
+      FunctionDecl *Sqrt = stdMathFunction(Ctx, "sqrt", S);
+      if (!Sqrt) {
+        Diags.report(Loc, Diag::NotSupported)
+            << "'norm()' without a declaration of std::sqrt for '" +
+                   S.getAsString() + "'"
+            << "include <cmath>";
+        return nullptr;
+      }
+      // Calls stand alone on the right of an assignment (lowerCall).
+      R = materialize(ir::call(Sqrt, {R}, S, Loc), Pre, "_norm", Loc);
+    }
+  } else if (Name == "dot" && Other) {
+    R = ir::ref(Sum("dot",
+                    [&](ExprP C, ExprP I, ExprP J, ir::Block &B) -> ExprP {
+                      ExprP O = eigenCoefficient(*Other, I, J, B);
+                      return O ? ir::mul(C, O, S) : nullptr;
+                    }),
+                Loc);
+  } else if (Name == "trace") {
+    // The diagonal's sum: min(rows, cols) coefficients.
+    Var *Acc = Local("trace", ir::floatConst(S, 0));
+    ExprP N = ir::cond(ir::binary(BO_LT, T.Rows, T.Cols, Ctx.BoolTy, Loc),
+                       T.Rows, T.Cols, IndexTy);
+    if (T.Rows->K == ir::ExprKind::Const && T.Cols->K == ir::ExprKind::Const)
+      N = T.Rows->IVal.getExtValue() < T.Cols->IVal.getExtValue() ? T.Rows
+                                                                   : T.Cols;
+    appendIndexLoop(0, N, Loc, Pre, [&](ExprP K, ir::Block &B) {
+      ExprP C = eigenCoefficient(T, K, K, B);
+      if (!C) {
+        OK = false;
+        return;
+      }
+      B.push_back(ir::assign(ir::ref(Acc), C, BO_AddAssign, Loc));
+    });
+    R = ir::ref(Acc, Loc);
+  } else if (Name == "prod") {
+    Var *Acc = Local("prod", ir::floatConst(S, 1));
+    OK &= forEachEigenCoefficient(
+        T, Pre, [&](ExprP C, ExprP, ExprP, ir::Block &B) {
+          B.push_back(ir::assign(ir::ref(Acc), ir::mul(ir::ref(Acc), C, S),
+                                 BO_Assign, Loc));
+        });
+    R = ir::ref(Acc, Loc);
+  } else if (Name == "maxCoeff" || Name == "minCoeff") {
+    // The first extreme coefficient, as Eigen's visitor selects it: its
+    // derivative is the result's.
+    ExprP Zero = ir::intConst(IndexTy, 0);
+    ExprP First = eigenCoefficient(T, Zero, Zero, Pre);
+    if (!First)
+      return nullptr;
+    Var *Acc = Local(Name == "maxCoeff" ? "max_coeff" : "min_coeff", First);
+    BinaryOperatorKind Better = Name == "maxCoeff" ? BO_GT : BO_LT;
+    OK &= forEachEigenCoefficient(
+        T, Pre, [&](ExprP C, ExprP, ExprP, ir::Block &B) {
+          ExprP X = Once(C, B);
+          ir::Block Take;
+          Take.push_back(ir::assign(ir::ref(Acc), X, BO_Assign, Loc));
+          B.push_back(ir::ifStmt(
+              ir::binary(Better, X, ir::ref(Acc), Ctx.BoolTy, Loc),
+              std::move(Take), {}, Loc));
+        });
+    R = ir::ref(Acc, Loc);
+  }
+  return OK ? R : nullptr;
+}
+
+/// fluxion::NAME, a function of the runtime; null if it is not declared.
+static FunctionDecl *runtimeFunction(ASTContext &Ctx, StringRef Name) {
+  for (NamedDecl *NS :
+       Ctx.getTranslationUnitDecl()->lookup(&Ctx.Idents.get("fluxion")))
+    if (auto *N = dyn_cast<NamespaceDecl>(NS))
+      for (NamedDecl *ND : N->lookup(&Ctx.Idents.get(Name)))
+        if (auto *FD = dyn_cast<FunctionDecl>(ND))
+          return FD;
+  return nullptr;
+}
+
+bool FunctionLowering::lowerEigenAssignment(ExprP Dst, BinaryOperatorKind Op,
+                                            const clang::Expr *Rhs,
+                                            ir::Block &Pre,
+                                            SourceLocation Loc) {
+  if (Dst->V->Type->getPointeeType().isConstQualified()) {
+    Diags.report(Loc, Diag::NotSupported)
+        << ("assigning to '" + Dst->V->Name + "', which is read-only here")
+        << "assign to a non-const Eigen variable";
+    return false;
+  }
+  std::unique_ptr<EigenTerm> R = lowerEigenTerm(Rhs, Pre);
+  return R && assignEigenTerm(Dst, Op, R, Pre, Loc);
+}
+
+bool FunctionLowering::assignEigenTerm(ExprP Dst, BinaryOperatorKind Op,
+                                       const std::unique_ptr<EigenTerm> &R,
+                                       ir::Block &Pre, SourceLocation Loc) {
+  Var *V = Dst->V;
+  EigenShape Shape = *eigenShape(V->Origin->getType());
+  if (!R->Scalar.isNull() &&
+      !Ctx.hasSameUnqualifiedType(R->Scalar, Shape.Scalar.getUnqualifiedType())) {
+    Diags.report(Loc, Diag::NotSupported)
+        << "an Eigen expression of another scalar type"
+        << "convert with .cast<T>() outside the differentiated code";
+    return false;
+  }
+  // Eigen's aliasing rule: a product or transpose reading the destination
+  // needs a temporary.
+  if (R->Mixes && R->Reads.count(V)) {
+    Diags.report(Loc, Diag::NotSupported)
+        << ("assigning to '" + V->Name +
+            "' a product or transpose that reads '" + V->Name + "'")
+        << "assign it to another variable (a local), then copy that";
+    return false;
+  }
+  ExprP DstRef = ir::ref(V, Loc);
+  std::unique_ptr<EigenTerm> DstTerm = eigenVariableTerm(DstRef, Shape, Loc);
+  // The sizes must agree: checked here when the types fix them, and at run
+  // time otherwise (Eigen would resize the destination instead).
+  auto Known = [](const ExprP &X) { return X->K == ir::ExprKind::Const; };
+  bool Static = Known(R->Rows) && Known(R->Cols) && Known(DstTerm->Rows) &&
+                Known(DstTerm->Cols);
+  // A vector takes a vector of either orientation.
+  auto Count = [](const EigenTerm &T) -> int64_t {
+    return T.Rows->IVal.getExtValue() * T.Cols->IVal.getExtValue();
+  };
+  bool VectorPair = (R->Rows->isOne() || R->Cols->isOne()) && Shape.isVector();
+  if (Static) {
+    bool Same = VectorPair ? Count(*R) == Count(*DstTerm)
+                           : R->Rows->IVal == DstTerm->Rows->IVal &&
+                                 R->Cols->IVal == DstTerm->Cols->IVal;
+    if (!Same) {
+      Diags.report(Loc, Diag::NotSupported)
+          << ("assigning an Eigen expression of another shape to '" +
+              V->Name + "'")
+          << "give both sides the same number of rows and columns";
+      return false;
+    }
+  } else {
+    FunctionDecl *Check = runtimeFunction(Ctx, "eigen_same_size");
+    if (!Check) {
+      Diags.report(Loc, Diag::NotSupported)
+          << "assigning an Eigen expression of dynamic size"
+          << "include <fluxion/fluxion.hpp>";
+      return false;
+    }
+    QualType L = Ctx.LongTy;
+    auto Arg = [&](ExprP X) { return ir::cast(L, X); };
+    ExprP DR = VectorPair ? ir::mul(DstTerm->Rows, DstTerm->Cols, L)
+                          : DstTerm->Rows;
+    ExprP DC = VectorPair ? ir::intConst(L, 1) : DstTerm->Cols;
+    ExprP RR = VectorPair ? ir::mul(R->Rows, R->Cols, L) : R->Rows;
+    ExprP RC = VectorPair ? ir::intConst(L, 1) : R->Cols;
+    Pre.push_back(ir::eval(
+        ir::call(Check, {Arg(DR), Arg(DC), Arg(RR), Arg(RC)},
+                 Check->getReturnType(), Loc),
+        Loc));
+  }
+  QualType Elem = V->Type->getPointeeType();
+  QualType IndexTy = Ctx.getPointerDiffType();
+  return forEachEigenCoefficient(
+      *R, Pre, [&](ExprP C, ExprP I, ExprP J, ir::Block &B) {
+        ExprP Place;
+        if (VectorPair)
+          Place = ir::index(DstRef, R->Cols->isOne() ? I : J, Elem);
+        else if (Shape.RowMajor)
+          Place = ir::index(
+              DstRef, ir::add(ir::mul(I, DstTerm->Cols, IndexTy), J, IndexTy),
+              Elem);
+        else
+          Place = ir::index(
+              DstRef, ir::add(I, ir::mul(J, DstTerm->Rows, IndexTy), IndexTy),
+              Elem);
+        B.push_back(ir::assign(Place, ir::cast(Elem.getUnqualifiedType(), C),
+                               Op, Loc));
+      });
+}
+
+bool FunctionLowering::lowerEigenExpressionCall(const CallExpr *E,
+                                                ir::Block &Pre, ExprP &Out) {
+  Out = nullptr;
+  SourceLocation Loc = E->getExprLoc();
+  // y.noalias() = e, += e, -= e.
+  if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(E);
+      Op && Op->getNumArgs() == 2 &&
+      (Op->getOperator() == OO_Equal || Op->getOperator() == OO_PlusEqual ||
+       Op->getOperator() == OO_MinusEqual)) {
+    const auto *NA = dyn_cast<CXXMemberCallExpr>(bare(Op->getArg(0)));
+    const CXXMethodDecl *M = NA ? NA->getMethodDecl() : nullptr;
+    if (!M || !M->getIdentifier() || M->getName() != "noalias")
+      return false;
+    const clang::Expr *Obj = NA->getImplicitObjectArgument()->IgnoreParenImpCasts();
+    ExprP Dst = isa<DeclRefExpr>(Obj) && eigenShape(Obj->getType())
+                    ? lowerExpr(Obj, Pre)
+                    : nullptr;
+    if (!Dst || Dst->K != ir::ExprKind::VarRef || !isContainerStorageVar(Dst->V)) {
+      if (Dst || !usesPoisoned(Obj))
+        Diags.report(Loc, Diag::NotSupported)
+            << "noalias() on an Eigen object that is not a variable of the "
+               "function"
+            << "assign to a local or output Eigen variable";
+      return true;
+    }
+    BinaryOperatorKind K = Op->getOperator() == OO_Equal       ? BO_Assign
+                           : Op->getOperator() == OO_PlusEqual ? BO_AddAssign
+                                                               : BO_SubAssign;
+    if (lowerEigenAssignment(Dst, K, Op->getArg(1), Pre, Loc))
+      Out = Dst;
+    return true;
+  }
+  const auto *MC = dyn_cast<CXXMemberCallExpr>(E);
+  const CXXMethodDecl *M = MC ? MC->getMethodDecl() : nullptr;
+  if (!M)
+    return false;
+  const clang::Expr *Object = MC->getImplicitObjectArgument();
+  if (!Object || !eigenNamespaceType(Object->getType()))
+    return false;
+  // A 1x1 expression read as a number (`double r = x.transpose() * y;`).
+  if (isa<CXXConversionDecl>(M)) {
+    std::unique_ptr<EigenTerm> T = lowerEigenTerm(Object, Pre);
+    if (!T)
+      return true;
+    if (!T->Rows->isOne() || !T->Cols->isOne()) {
+      Diags.report(Loc, Diag::NotSupported)
+          << "reading an Eigen expression that is not 1x1 as a number"
+          << "reduce it (sum(), dot(), squaredNorm()) or read a coefficient";
+      return true;
+    }
+    ExprP Zero = ir::intConst(Ctx.getPointerDiffType(), 0);
+    if (ExprP C = eigenCoefficient(*T, Zero, Zero, Pre))
+      Out = materialize(ir::cast(E->getType().getUnqualifiedType(), C), Pre,
+                        "_scalar", Loc);
+    return true;
+  }
+  StringRef Name = M->getIdentifier() ? M->getName() : "";
+  if (!isEigenReduction(Name, MC->getNumArgs()))
+    return false;
+  std::unique_ptr<EigenTerm> T = lowerEigenTerm(Object, Pre);
+  if (!T)
+    return true;
+  std::unique_ptr<EigenTerm> Other;
+  if (MC->getNumArgs() == 1 && !(Other = lowerEigenTerm(MC->getArg(0), Pre)))
+    return true;
+  Out = reduceEigen(Name, *T, Other.get(), Pre, Loc);
+  if (Out)
+    Out = ir::cast(E->getType().getNonReferenceType().getUnqualifiedType(),
+                   Out);
+  return true;
+}
+
+} // namespace fluxion
