@@ -691,6 +691,21 @@ void Differentiator::handOverContainers(ReverseBuilder &B, Differentiated &D) {
                            std::make_move_iterator(Start.begin()),
                            std::make_move_iterator(Start.end()));
   }
+  // A container of fixed size (std::array, a fixed-size Eigen object) is
+  // never resized: its elements, when the backward sweep reads them, are
+  // handed over on their own.
+  for (Var *C : D.Parts.EndState) {
+    if (!isContainerStorageVar(C) || llvm::is_contained(Containers, C))
+      continue;
+    std::optional<uint64_t> N = containerFixedSize(C->Origin->getType());
+    if (!N)
+      continue;
+    Var *ElemTape = B.tapeFor(C->Type->getPointeeType().getUnqualifiedType());
+    ExprP Count = ir::intConst(SizeTy, int64_t(*N));
+    Fwd.push_back(pushRange(ElemTape, ref(C), Count));
+    D.Parts.Reverse.insert(D.Parts.Reverse.begin(),
+                           popRange(ElemTape, ref(C), Count));
+  }
 }
 
 void Differentiator::defineSplit(SplitEntry &E, FunctionDecl *Def) {

@@ -224,6 +224,19 @@ scratch_in_callees(const std::vector<double> &x) {
   y[1] = std::exp(t[2]) + smooth(x, 3);
 }
 
+// A std::array local that the reverse rows of f_jacobian read (one output,
+// four inputs: the Jacobian is built from the split pair), here and in a
+// callee's split pair: its elements are handed over although it is never
+// resized.
+double scaled_sine(const double *x) {
+  std::array<double, 2> a{x[0] * x[1], x[2] * x[3]};
+  return std::sin(a[0]) * a[1];
+}
+[[fluxion::jacobian]] void split_fixed_local(const double x[4], double y[1]) {
+  std::array<double, 2> a{x[0] * x[1], x[2] * x[3]};
+  y[0] = std::sin(a[0]) * a[1] + scaled_sine(x) * a[0];
+}
+
 } // namespace ctr
 
 namespace {
@@ -391,6 +404,17 @@ TEST(Containers, ScratchInCallees) {
   auto Jac = fluxion::check_jacobian(ctr::split_local, ctr::split_local_jacobian,
                                      x3, y);
   EXPECT_TRUE(Jac.ok()) << Jac;
+}
+
+TEST(Containers, FixedSizeLocalInJacobianRows) {
+  double x[4] = {0.5, 0.7, 0.3, 0.9}, y[1];
+  auto Jac = fluxion::check_jacobian(ctr::split_fixed_local,
+                                     ctr::split_fixed_local_jacobian, x, y);
+  EXPECT_TRUE(Jac.ok()) << Jac;
+  double J[4];
+  ctr::split_fixed_local_jacobian(x, y, J);
+  // d/dx0 of sin(x0 x1) x2 x3 (twice, once through the callee) + ...: not 0.
+  EXPECT_NE(J[0], 0.0);
 }
 
 } // namespace
