@@ -12,6 +12,8 @@
 //   a.transpose()              a(j, i)
 //   a.array(), a.matrix()      a
 //   a.exp(), log, sqrt, tanh, sin, cos, abs (arrays), a.square()
+//   a.col(k), row(k), block(i, j, r, c), head, tail, segment (read)
+//                              a(i + row offset, j + column offset)
 //   A * B (matrix product)     sum over k of A(i, k) B(k, j): a counted loop
 //                              into a local, in the body that needs it
 //
@@ -132,6 +134,7 @@ FunctionLowering::lowerEigenTerm(const clang::Expr *E, ir::Block &Pre) {
   SourceLocation Loc = E->getExprLoc();
   auto Term = std::make_unique<EigenTerm>();
   Term->Loc = Loc;
+  QualType IndexTy = Ctx.getPointerDiffType();
   auto Unsupported = [&](std::string What) -> std::unique_ptr<EigenTerm> {
     if (!usesPoisoned(E))
       Diags.report(Loc, Diag::NotSupported)
@@ -258,6 +261,68 @@ FunctionLowering::lowerEigenTerm(const clang::Expr *E, ir::Block &Pre) {
       Term->Mixes = Term->A->Mixes || T;
       return Term;
     }
+    // Views read in place: col(k), row(k), block(i, j, r, c), and on
+    // vectors head(n), tail(n), segment(i, n).
+    bool View = (N == 1 && (Name == "col" || Name == "row" ||
+                            Name == "head" || Name == "tail")) ||
+                (N == 2 && Name == "segment") || (N == 4 && Name == "block");
+    if (View) {
+      Term->K = EigenTerm::Kind::Block;
+      Term->A = lowerEigenTerm(Object, Pre);
+      if (!Term->A)
+        return nullptr;
+      const EigenTerm &A = *Term->A;
+      llvm::SmallVector<ExprP, 4> Ints;
+      for (unsigned I = 0; I < N; ++I) {
+        ExprP X = lowerExpr(MC->getArg(I), Pre);
+        if (!X)
+          return nullptr;
+        X = ir::cast(IndexTy, X);
+        if (X->K != ir::ExprKind::Const)
+          X = materialize(X, Pre, "_at", Loc);
+        Ints.push_back(X);
+      }
+      bool Vector = A.Rows->isOne() || A.Cols->isOne();
+      bool Column = A.Cols->isOne();
+      ExprP Zero = ir::intConst(IndexTy, 0), One = ir::intConst(IndexTy, 1);
+      if ((Name == "head" || Name == "tail" || Name == "segment") && !Vector)
+        return Unsupported(("'" + Name + "' of a matrix").str());
+      ExprP Off = Zero, Len;
+      if (Name == "head") {
+        Len = Ints[0];
+      } else if (Name == "tail") {
+        Len = Ints[0];
+        Off = ir::sub(Column ? A.Rows : A.Cols, Len, IndexTy);
+      } else if (Name == "segment") {
+        Off = Ints[0];
+        Len = Ints[1];
+      }
+      if (Name == "col") {
+        Term->RowOffset = Zero;
+        Term->ColOffset = Ints[0];
+        Term->Rows = A.Rows;
+        Term->Cols = One;
+      } else if (Name == "row") {
+        Term->RowOffset = Ints[0];
+        Term->ColOffset = Zero;
+        Term->Rows = One;
+        Term->Cols = A.Cols;
+      } else if (Name == "block") {
+        Term->RowOffset = Ints[0];
+        Term->ColOffset = Ints[1];
+        Term->Rows = Ints[2];
+        Term->Cols = Ints[3];
+      } else {
+        Term->RowOffset = Column ? Off : Zero;
+        Term->ColOffset = Column ? Zero : Off;
+        Term->Rows = Column ? Len : One;
+        Term->Cols = Column ? One : Len;
+      }
+      Term->Scalar = A.Scalar;
+      Term->Reads = A.Reads;
+      Term->Mixes = true; // reads coefficients other than its own
+      return Term;
+    }
     if (N == 1 && (Name == "cwiseProduct" || Name == "cwiseQuotient"))
       return Binary(Name == "cwiseProduct" ? EigenTerm::Kind::CwiseProduct
                                            : EigenTerm::Kind::CwiseQuotient,
@@ -317,6 +382,9 @@ ExprP FunctionLowering::eigenCoefficient(const EigenTerm &T, ExprP I, ExprP J,
     return eigenCoefficient(*T.A, I, J, Body);
   case EigenTerm::Kind::Transpose:
     return eigenCoefficient(*T.A, J, I, Body);
+  case EigenTerm::Kind::Block:
+    return eigenCoefficient(*T.A, ir::add(I, T.RowOffset, IndexTy),
+                            ir::add(J, T.ColOffset, IndexTy), Body);
   case EigenTerm::Kind::Negate: {
     ExprP A = eigenCoefficient(*T.A, I, J, Body);
     return A ? ir::neg(A, S) : nullptr;

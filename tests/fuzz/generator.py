@@ -78,7 +78,9 @@ FEATURES = {
                   'the top of f and of helpers spelled std::vector<T> a(L) or = {...}',
     'eigen': 'with containers: some of the std::vector parameters and sized local '
              'containers are Eigen vectors instead, Eigen::Matrix<T, Eigen::Dynamic, 1> '
-             '(indexed, passed to helpers as .data(), walked by range-based for)',
+             '(indexed, passed to helpers as .data(), walked by range-based for, '
+             'reduced whole: sum, squaredNorm, dot, mean of them and of '
+             'coefficient-wise expressions over them)',
     'rangefor': 'range-based for over arrays of known size (local arrays, struct '
                 'member arrays, local arrays of S): by value, by const reference, '
                 'by reference writing the elements',
@@ -248,7 +250,7 @@ class Var:
 
 class Arr:
     def __init__(self, name, t, length, readable, writable, fixed=False,
-                 vec=False):
+                 vec=False, eigen=False):
         self.name, self.t, self.length = name, t, length
         self.readable, self.writable = readable, writable
         # An array of known size (a local array, a member array, a
@@ -258,6 +260,8 @@ class Arr:
         # A std::vector: passed on as a pointer through .data(), and no
         # local pointer or reference aliases it.
         self.vec = vec
+        # An Eigen vector: also read whole, by reductions (eigen_atom).
+        self.eigen = eigen
 
     @property
     def ptr(self):
@@ -404,7 +408,27 @@ class Generator:
                                                      arr.length))
         return self.rng.choice(opts)
 
+    def eigen_atom(self, sc):
+        """A reduction of an Eigen vector in scope, maybe of an expression
+        over it, or None (drawn from the Eigen stream)."""
+        vs = [a for a in sc.arrays if a.readable and a.eigen]
+        if not vs or self.erng.random() >= 0.15:
+            return None
+        a = self.erng.choice(vs)
+        b = self.erng.choice([v for v in vs if v.t == a.t and v.length == a.length])
+        n = a.name
+        forms = ['%s.sum()' % n, '%s.squaredNorm()' % n, '%s.dot(%s)' % (n, b.name),
+                 '%s.mean()' % n, '(%s.array() * %s.array()).sum()' % (n, b.name),
+                 '(%s - 0.5 * %s).squaredNorm()' % (n, b.name),
+                 '(%s.array().square() + %s.array()).sum()' % (n, b.name),
+                 '%s.cwiseProduct(%s).mean()' % (n, b.name)]
+        return self.erng.choice(forms), a.t
+
     def leaf(self, sc):
+        if self.on('eigen'):
+            atom = self.eigen_atom(sc)
+            if atom is not None:
+                return atom
         opts = []
         if sc.vars:
             opts += ['var'] * 4
@@ -989,7 +1013,8 @@ class Generator:
                 lines[0] = lines[0].replace(decl + ' = {', vdecl + ' = {', 1) \
                     if lines[0].startswith(decl + ' = {') else \
                     lines[0].replace(decl + ';', '%s(%d);' % (vdecl, L), 1)
-            sc.arrays.append(Arr(name, t, L, True, True, fixed=True, vec=vec))
+            sc.arrays.append(Arr(name, t, L, True, True, fixed=True, vec=vec,
+                                 eigen=vec and 'Eigen::' in lines[0]))
             return lines
         if k == 'constarr':
             self.const_arrays -= 1
@@ -1352,7 +1377,7 @@ class Generator:
                 sc.ints.append(p.name)
             elif p.kind in ('CP', 'CA', 'RA'):
                 sc.arrays.append(Arr(p.name, p.t, p.length, True, False,
-                                     fixed=p.vec, vec=p.vec))
+                                     fixed=p.vec, vec=p.vec, eigen=p.eigen))
             elif p.kind == 'ST':
                 sc.add_struct(p.name, p.members)
         lines = []
@@ -1366,7 +1391,7 @@ class Generator:
                 lines += ['  for (int %s = 0; %s < %s; ++%s)' % (i, i, self.bound, i),
                           '    %s[%s] = %s;' % (p.name, i, e)]
                 sc.arrays.append(Arr(p.name, p.t, p.length, True, True,
-                                     fixed=p.vec, vec=p.vec))
+                                     fixed=p.vec, vec=p.vec, eigen=p.eigen))
         forced = []
         for h in self.helpers:
             if '_vjp' not in self.rules or not h.name.startswith('s%dc' % self.seed):

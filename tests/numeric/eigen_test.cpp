@@ -222,6 +222,29 @@ geometry(const Vector3d &p, const Vector3d &q, const Matrix3d &R) {
   return c + (p - q).squaredNorm() - (R * R.transpose()).trace();
 }
 
+// Bundle-adjustment style: a reprojection residual with the rotation from
+// angle-axis written out, radial distortion, fixed-size locals; its
+// Jacobian (two rows, twelve columns) is built from reverse rows, which
+// read the fixed-size locals of the forward part.
+[[fluxion::jacobian("cam", "X")]] void
+reproject(const double cam[9], const double X[3], const double obs[2],
+          double r[2]) {
+  Vector3d w(cam[0], cam[1], cam[2]), t(cam[3], cam[4], cam[5]);
+  Vector3d P(X[0], X[1], X[2]);
+  double theta = w.norm();
+  Vector3d k = w / theta;
+  Vector3d kxp;
+  kxp << k(1) * P(2) - k(2) * P(1), k(2) * P(0) - k(0) * P(2),
+      k(0) * P(1) - k(1) * P(0);
+  Vector3d p = std::cos(theta) * P + std::sin(theta) * kxp +
+               (1 - std::cos(theta)) * k.dot(P) * k + t;
+  double u = -p(0) / p(2), v = -p(1) / p(2);
+  double r2 = u * u + v * v;
+  double d = 1 + cam[7] * r2 + cam[8] * r2 * r2;
+  r[0] = cam[6] * d * u - obs[0];
+  r[1] = cam[6] * d * v - obs[1];
+}
+
 } // namespace eig
 
 namespace {
@@ -467,6 +490,14 @@ TEST(Eigen, FixedSizeGeometry) {
   EXPECT_TRUE(J.ok()) << J;
   auto H = fluxion::check_hvp(eig::geometry, eig::geometry_hvp, p, q, R);
   EXPECT_TRUE(H.ok()) << H;
+}
+
+TEST(Eigen, ReprojectionJacobian) {
+  double cam[9] = {0.1, -0.2, 0.3, 0.5, -0.1, 4.0, 500.0, 1e-3, 1e-6};
+  double X[3] = {0.3, 0.2, 1.1}, obs[2] = {10, 20}, r[2];
+  auto J = fluxion::check_jacobian(eig::reproject, eig::reproject_jacobian,
+                                   cam, X, fluxion::constant(obs), r);
+  EXPECT_TRUE(J.ok()) << J;
 }
 
 TEST(Eigen, ByValueAndCallee) {

@@ -54,7 +54,9 @@ struct EigenTerm {
     CwiseProduct,
     CwiseQuotient,
     Function, ///< Fn(A(i, j)), or A(i, j) squared when Fn is null
-    Product   ///< the matrix product A B
+    Product,  ///< the matrix product A B
+    Block     ///< A(i + RowOffset, j + ColOffset): col, row, block, head,
+              ///< tail, segment, read
   };
   Kind K = Kind::Variable;
   clang::QualType Scalar;
@@ -62,6 +64,7 @@ struct EigenTerm {
   ir::ExprP Storage;    ///< Variable
   EigenShape Shape;     ///< Variable
   ir::ExprP Value;      ///< Scale, DivideByScalar: a local holding the scalar
+  ir::ExprP RowOffset, ColOffset; ///< Block
   clang::FunctionDecl *Fn = nullptr;
   std::unique_ptr<EigenTerm> A, B;
   /// Variables whose coefficients it reads.
