@@ -105,6 +105,46 @@ static const clang::Expr *bare(const clang::Expr *E) {
   }
 }
 
+/// fluxion::NAME, a function of the runtime; null if it is not declared.
+static FunctionDecl *runtimeFunction(ASTContext &Ctx, StringRef Name) {
+  for (NamedDecl *NS :
+       Ctx.getTranslationUnitDecl()->lookup(&Ctx.Idents.get("fluxion")))
+    if (auto *N = dyn_cast<NamespaceDecl>(NS))
+      for (NamedDecl *ND : N->lookup(&Ctx.Idents.get(Name)))
+        if (auto *FD = dyn_cast<FunctionDecl>(ND))
+          return FD;
+  return nullptr;
+}
+
+bool FunctionLowering::sameExtent(ExprP X, ExprP Y, int What, ir::Block &Pre,
+                                  SourceLocation Loc) {
+  static const char *const Names[] = {
+      "a matrix product whose inner extents differ",
+      "a sum or difference of objects with different numbers of rows",
+      "a sum or difference of objects with different numbers of columns"};
+  if (X->K == ir::ExprKind::Const && Y->K == ir::ExprKind::Const) {
+    if (X->IVal == Y->IVal)
+      return true;
+    Diags.report(Loc, Diag::NotSupported)
+        << std::string(Names[What]) << "give the operands matching shapes";
+    return false;
+  }
+  // Known at run time only: checked there, as Eigen's debug build does.
+  FunctionDecl *Check = runtimeFunction(Ctx, "eigen_same_extent");
+  if (!Check) {
+    Diags.report(Loc, Diag::NotSupported)
+        << "an Eigen expression of dynamic size"
+        << "include <fluxion/fluxion.hpp>";
+    return false;
+  }
+  QualType L = Ctx.LongTy;
+  Pre.push_back(ir::eval(
+      ir::call(Check, {ir::cast(L, X), ir::cast(L, Y), ir::intConst(Ctx.IntTy, What)},
+               Check->getReturnType(), Loc),
+      Loc));
+  return true;
+}
+
 std::unique_ptr<EigenTerm>
 FunctionLowering::eigenVariableTerm(ExprP Storage, const EigenShape &Shape,
                                     SourceLocation Loc) {
@@ -176,7 +216,13 @@ FunctionLowering::lowerEigenTerm(const clang::Expr *E, ir::Block &Pre) {
     Term->Reads.insert(Term->B->Reads.begin(), Term->B->Reads.end());
     Term->Mixes = Term->A->Mixes || Term->B->Mixes ||
                   K == EigenTerm::Kind::Product;
-    return std::move(Term);
+    // The operands' extents must agree: a product's inner ones, the
+    // others' rows and columns.
+    bool OK = K == EigenTerm::Kind::Product
+                  ? sameExtent(Term->A->Cols, Term->B->Rows, 0, Pre, Loc)
+                  : sameExtent(Term->A->Rows, Term->B->Rows, 1, Pre, Loc) &&
+                        sameExtent(Term->A->Cols, Term->B->Cols, 2, Pre, Loc);
+    return OK ? std::move(Term) : nullptr;
   };
   auto Scaled = [&](EigenTerm::Kind K, const clang::Expr *M,
                     const clang::Expr *S) -> std::unique_ptr<EigenTerm> {
@@ -277,9 +323,10 @@ FunctionLowering::lowerEigenTerm(const clang::Expr *E, ir::Block &Pre) {
         ExprP X = lowerExpr(MC->getArg(I), Pre);
         if (!X)
           return nullptr;
-        X = ir::cast(IndexTy, X);
-        if (X->K != ir::ExprKind::Const)
-          X = materialize(X, Pre, "_at", Loc);
+        if (X->K == ir::ExprKind::Const && X->Ty->isIntegerType())
+          X = ir::intConst(IndexTy, X->IVal.getExtValue());
+        else
+          X = materialize(ir::cast(IndexTy, X), Pre, "_at", Loc);
         Ints.push_back(X);
       }
       bool Vector = A.Rows->isOne() || A.Cols->isOne();
@@ -606,17 +653,6 @@ ExprP FunctionLowering::reduceEigen(StringRef Name, const EigenTerm &T,
     R = ir::ref(Acc, Loc);
   }
   return OK ? R : nullptr;
-}
-
-/// fluxion::NAME, a function of the runtime; null if it is not declared.
-static FunctionDecl *runtimeFunction(ASTContext &Ctx, StringRef Name) {
-  for (NamedDecl *NS :
-       Ctx.getTranslationUnitDecl()->lookup(&Ctx.Idents.get("fluxion")))
-    if (auto *N = dyn_cast<NamespaceDecl>(NS))
-      for (NamedDecl *ND : N->lookup(&Ctx.Idents.get(Name)))
-        if (auto *FD = dyn_cast<FunctionDecl>(ND))
-          return FD;
-  return nullptr;
 }
 
 bool FunctionLowering::lowerEigenAssignment(ExprP Dst, BinaryOperatorKind Op,

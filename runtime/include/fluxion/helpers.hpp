@@ -67,6 +67,20 @@ inline void eigen_same_size(long rows, long cols, long expr_rows,
   std::abort();
 }
 
+/// Derivative code of an Eigen expression whose operands' extents are
+/// known at run time only checks that they agree, as Eigen's debug build
+/// does (What: 0 a product's inner extents, 1 rows, 2 columns).
+inline void eigen_same_extent(long a, long b, int what) {
+  if (a == b)
+    return;
+  static const char *const Names[] = {"a matrix product's inner extents",
+                                      "the rows of a sum's operands",
+                                      "the columns of a sum's operands"};
+  std::fprintf(stderr, "fluxion: %s differ (%ld and %ld) in an Eigen "
+               "expression\n", Names[what < 0 || what > 2 ? 0 : what], a, b);
+  std::abort();
+}
+
 namespace detail {
 /// `#pragma fluxion revolve(s) state(p, n)` becomes a call of this no-op in
 /// front of the loop it marks; the plugin reads its arguments.

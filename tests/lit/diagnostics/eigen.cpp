@@ -12,8 +12,13 @@
 using namespace Eigen;
 
 [[fluxion::grad]] double traced(const MatrixXd &A) {
-  // CHECK: eigen.cpp:[[@LINE+1]]:13: error: fluxion: the operation 'block' in an Eigen expression is not supported in a differentiated function; compute it with loops over the coefficients of Eigen variables (v(i), m(i, j)) into a local, and use the local
-  return (A.block(0, 0, 2, 2) * A).sum();
+  // CHECK: eigen.cpp:[[@LINE+1]]:13: error: fluxion: the operation 'diagonal' in an Eigen expression is not supported in a differentiated function; compute it with loops over the coefficients of Eigen variables (v(i), m(i, j)) into a local, and use the local
+  return (A.diagonal() * 2).sum();
+}
+
+[[fluxion::grad]] double mismatched(const Matrix3d &A, const Vector2d &x) {
+  // CHECK: eigen.cpp:[[@LINE+1]]:31: error: fluxion: a matrix product whose inner extents differ is not supported in a differentiated function; give the operands matching shapes
+  return (A.block(0, 0, 3, 3) * x).sum();
 }
 
 [[fluxion::grad]] void in_place(const MatrixXd &A, VectorXd &x) {

@@ -185,6 +185,11 @@ private:
   /// Pre. Null after an error.
   std::unique_ptr<EigenTerm> lowerEigenTerm(const clang::Expr *E,
                                             ir::Block &Pre);
+  /// Extents X and Y of an Eigen expression's operands agree: compared
+  /// here when both are constants, at run time (appended to Pre)
+  /// otherwise. What: 0 a product's inner extents, 1 rows, 2 columns.
+  bool sameExtent(ir::ExprP X, ir::ExprP Y, int What, ir::Block &Pre,
+                  clang::SourceLocation Loc);
   /// The term of an Eigen variable (its storage) of the given shape.
   std::unique_ptr<EigenTerm> eigenVariableTerm(ir::ExprP Storage,
                                                const EigenShape &Shape,
