@@ -36,6 +36,8 @@
 #include "clang/AST/DeclCXX.h"
 #include "clang/AST/ExprCXX.h"
 
+#include <functional>
+
 using namespace clang;
 
 namespace fluxion {
@@ -735,22 +737,113 @@ bool FunctionLowering::assignEigenTerm(ExprP Dst, BinaryOperatorKind Op,
   }
   QualType Elem = V->Type->getPointeeType();
   QualType IndexTy = Ctx.getPointerDiffType();
+  // The destination's coefficient (I, J) of the right side's shape.
+  auto Place = [&](ExprP I, ExprP J) {
+    if (VectorPair)
+      return ir::index(DstRef, R->Cols->isOne() ? I : J, Elem);
+    if (Shape.RowMajor)
+      return ir::index(
+          DstRef, ir::add(ir::mul(I, DstTerm->Cols, IndexTy), J, IndexTy),
+          Elem);
+    return ir::index(
+        DstRef, ir::add(I, ir::mul(J, DstTerm->Rows, IndexTy), IndexTy), Elem);
+  };
+  // A product of a column-major matrix is accumulated column by column
+  // into the destination (contiguous, and so is its reverse sweep); what
+  // is applied to it coefficient by coefficient then reads it there.
+  bool SameOrientation =
+      !VectorPair || (Shape.Cols == 1) == R->Cols->isOne();
+  EigenTerm *P = SameOrientation ? columnwiseProduct(*R, Op) : nullptr;
+  if (P) {
+    bool Whole = P == R.get();
+    // for j < cols: Body(j), without a loop for a vector.
+    auto Columns = [&](ir::Block &Out,
+                       llvm::function_ref<void(ExprP, ir::Block &)> Body) {
+      if (P->Cols->isOne())
+        Body(ir::intConst(IndexTy, 0), Out);
+      else
+        appendIndexLoop(0, P->Cols, Loc, Out, Body);
+    };
+    if (Op == BO_Assign)
+      Columns(Pre, [&](ExprP J, ir::Block &Col) {
+        appendIndexLoop(0, P->Rows, Loc, Col, [&](ExprP I, ir::Block &B) {
+          B.push_back(ir::assign(Place(I, J), ir::floatConst(Elem, 0),
+                                 BO_Assign, Loc));
+        });
+      });
+    BinaryOperatorKind Acc = Op == BO_SubAssign ? BO_SubAssign : BO_AddAssign;
+    bool OK = true;
+    Columns(Pre, [&](ExprP J, ir::Block &Col) {
+      appendIndexLoop(0, P->A->Cols, Loc, Col, [&](ExprP K, ir::Block &In) {
+        ExprP B = eigenCoefficient(*P->B, K, J, In);
+        if (!B) {
+          OK = false;
+          return;
+        }
+        if (!ir::isTrivial(*B))
+          B = materialize(B, In, "_b", Loc);
+        appendIndexLoop(0, P->A->Rows, Loc, In, [&](ExprP I, ir::Block &Row) {
+          ExprP A = eigenCoefficient(*P->A, I, K, Row);
+          Row.push_back(ir::assign(
+              Place(I, J),
+              ir::cast(Elem.getUnqualifiedType(), ir::mul(A, B, P->Scalar)),
+              Acc, Loc));
+        });
+      });
+    });
+    if (!OK || Whole)
+      return OK;
+    // The product is now the destination's coefficient at the same place.
+    *P = std::move(*eigenVariableTerm(DstRef, Shape, Loc));
+    P->Rows = R->Rows;
+    P->Cols = R->Cols;
+    Op = BO_Assign;
+  }
   return forEachEigenCoefficient(
       *R, Pre, [&](ExprP C, ExprP I, ExprP J, ir::Block &B) {
-        ExprP Place;
-        if (VectorPair)
-          Place = ir::index(DstRef, R->Cols->isOne() ? I : J, Elem);
-        else if (Shape.RowMajor)
-          Place = ir::index(
-              DstRef, ir::add(ir::mul(I, DstTerm->Cols, IndexTy), J, IndexTy),
-              Elem);
-        else
-          Place = ir::index(
-              DstRef, ir::add(I, ir::mul(J, DstTerm->Rows, IndexTy), IndexTy),
-              Elem);
-        B.push_back(ir::assign(Place, ir::cast(Elem.getUnqualifiedType(), C),
-                               Op, Loc));
+        B.push_back(ir::assign(Place(I, J),
+                               ir::cast(Elem.getUnqualifiedType(), C), Op,
+                               Loc));
       });
+}
+
+EigenTerm *FunctionLowering::columnwiseProduct(EigenTerm &R,
+                                               BinaryOperatorKind Op) {
+  // The one product of the tree, reached from the root through
+  // coefficient-wise operations only.
+  EigenTerm *Found = nullptr;
+  unsigned Products = 0;
+  std::function<void(EigenTerm &, bool)> Walk = [&](EigenTerm &T,
+                                                    bool OnPath) {
+    if (T.K == EigenTerm::Kind::Product) {
+      ++Products;
+      if (OnPath)
+        Found = &T;
+    }
+    bool Coefficientwise =
+        T.K != EigenTerm::Kind::Transpose && T.K != EigenTerm::Kind::Block &&
+        T.K != EigenTerm::Kind::Product;
+    if (T.A)
+      Walk(*T.A, OnPath && Coefficientwise);
+    if (T.B)
+      Walk(*T.B, OnPath && Coefficientwise);
+  };
+  Walk(R, true);
+  if (Products != 1 || !Found)
+    return nullptr;
+  // Only `=` rewrites what surrounds the product; `+=` and `-=` take the
+  // product alone.
+  if (Op != BO_Assign && Found != &R)
+    return nullptr;
+  // Column by column pays off when the left factor's columns are
+  // contiguous: a column-major matrix variable.
+  const EigenTerm *A = Found->A.get();
+  while (A->K == EigenTerm::Kind::Same)
+    A = A->A.get();
+  if (A->K != EigenTerm::Kind::Variable || A->Shape.RowMajor ||
+      A->Shape.isVector())
+    return nullptr;
+  return Found;
 }
 
 bool FunctionLowering::lowerEigenExpressionCall(const CallExpr *E,

@@ -213,6 +213,22 @@ reductions_of_expressions(const MatrixXd &A, const VectorXd &x) {
          x.array().exp().log().sum() + x.array().abs().sqrt().sum();
 }
 
+// Products of a column-major matrix accumulated column by column into the
+// destination, with coefficient-wise operations applied after: `=`, `+=`,
+// `-=`, a matrix-matrix product, a local; and the same through a
+// row-major factor (dot products instead).
+[[fluxion::grad]] [[fluxion::jvp]] void
+columnwise(const MatrixXd &A, const MatrixXd &B, const RowMatrix &R,
+           const VectorXd &x, MatrixXd &C, VectorXd &y) {
+  C = 0.5 * (A * B).array().square().matrix() - B;
+  y.noalias() = A * x;
+  y.noalias() += A * x.cwiseProduct(x);
+  y -= A * (2.0 * x);
+  VectorXd t = (A * x).array().exp().matrix() + x;
+  VectorXd u = (R * x).array().tanh().matrix();
+  y += t.cwiseProduct(u);
+}
+
 // Fixed sizes, as in geometry code.
 [[fluxion::grad]] [[fluxion::jvp]] [[fluxion::hessian]] double
 geometry(const Vector3d &p, const Vector3d &q, const Matrix3d &R) {
@@ -464,6 +480,27 @@ TEST(Eigen, MatrixProductsIntoAnOutput) {
   eig::gram(A, B, C);
   MatrixXd Expect = A * B - 0.5 * B.transpose() * A.transpose();
   EXPECT_LT((C - Expect).norm(), 1e-14);
+}
+
+TEST(Eigen, ColumnwiseProducts) {
+  MatrixXd A = matrix(3, 3, 0.25), B = matrix(3, 2, 1.5), C(3, 2);
+  eig::RowMatrix R(3, 3);
+  R << 0.3, -0.2, 0.5, 1.1, 0.4, -0.9, 0.2, 0.6, -0.1;
+  VectorXd x = vec(3, 0.4), y(3);
+  auto V = fluxion::check_vjp(eig::columnwise, eig::columnwise_vjp, A, B, R,
+                              x, C, y);
+  EXPECT_TRUE(V.ok()) << V;
+  auto J = fluxion::check_jvp(eig::columnwise, eig::columnwise_jvp, A, B, R,
+                              x, C, y);
+  EXPECT_TRUE(J.ok()) << J;
+  // The primal values match Eigen's own evaluation.
+  eig::columnwise(A, B, R, x, C, y);
+  MatrixXd EC = 0.5 * (A * B).array().square().matrix() - B;
+  VectorXd Ey = A * x + A * x.cwiseProduct(x) - A * (2.0 * x);
+  Ey += ((A * x).array().exp().matrix() + x)
+            .cwiseProduct((R * x).array().tanh().matrix());
+  EXPECT_LT((C - EC).norm(), 1e-13);
+  EXPECT_LT((y - Ey).norm(), 1e-13);
 }
 
 TEST(Eigen, ReductionsOfExpressions) {

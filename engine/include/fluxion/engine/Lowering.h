@@ -215,6 +215,11 @@ private:
   bool lowerEigenAssignment(ir::ExprP Dst, clang::BinaryOperatorKind Op,
                             const clang::Expr *Rhs, ir::Block &Pre,
                             clang::SourceLocation Loc);
+  /// The one matrix product of R that an assignment (Op) can accumulate
+  /// column by column into its destination: its left factor a column-major
+  /// matrix variable, only coefficient-wise operations above it. Null when
+  /// there is none.
+  EigenTerm *columnwiseProduct(EigenTerm &R, clang::BinaryOperatorKind Op);
   bool assignEigenTerm(ir::ExprP Dst, clang::BinaryOperatorKind Op,
                        const std::unique_ptr<EigenTerm> &R, ir::Block &Pre,
                        clang::SourceLocation Loc);
