@@ -227,17 +227,10 @@ bool FunctionLowering::lowerEigenCommaInit(const CallExpr *E, ir::Block &Pre,
   Items.push_back(Op->getArg(1));
   std::reverse(Items.begin(), Items.end());
   SourceLocation Loc = Op->getExprLoc();
-  ExprP Storage = isa<DeclRefExpr>(Object) ? lowerExpr(Object, Pre) : nullptr;
-  if (!Storage || Storage->K != ir::ExprKind::VarRef ||
-      !isContainerStorageVar(Storage->V) ||
-      Storage->Ty->getPointeeType().isConstQualified()) {
-    if (Storage || !usesPoisoned(Object))
-      Diags.report(Loc, Diag::NotSupported)
-          << "comma initialisation ('<<') of an Eigen object that is not a "
-             "writable variable of the function"
-          << "initialise a local or output Eigen variable";
+  ExprP Storage = eigenVariableOf(Object, Pre, "comma initialisation ('<<')",
+                                  /*Writable=*/true);
+  if (!Storage)
     return true;
-  }
   std::optional<uint64_t> Fixed = containerFixedSize(Object->getType());
   if (Fixed && *Fixed != Items.size()) {
     Diags.report(Loc, Diag::NotSupported)

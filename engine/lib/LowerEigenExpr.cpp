@@ -17,26 +17,18 @@
 //   A * B (matrix product)     sum over k of A(i, k) B(k, j): a counted loop
 //                              into a local, in the body that needs it
 //
-// and each use site is a loop over the result's coefficients: assignment
-// to a variable (`=`, `+=`, `-=`, with or without noalias()), a local's
-// initialiser, a reduction (sum, squaredNorm, norm, mean, prod, dot,
-// maxCoeff, minCoeff) or a 1x1 result read as a number. The builders see
-// index loops, as for hand-written coefficient code.
-//
-// Eigen resizes a dynamic destination to the expression; the lowering
-// requires equal sizes (fluxion::eigen_same_size stops the program with a
-// message otherwise) and refuses, as located errors, a destination that a
-// product or transpose on the right reads (Eigen's aliasing rules), and any
-// operation not listed.
+// and each use site (LowerEigenUses.cpp) is a loop over the result's
+// coefficients. The builders see index loops, as for hand-written
+// coefficient code. Operands' extents must agree (checked here when the
+// types fix them, at run time by fluxion::eigen_same_extent otherwise);
+// any operation not listed is a located error naming it.
 //
 //===----------------------------------------------------------------------===//
-#include "fluxion/engine/Lowering.h"
+#include "EigenLowering.h"
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/DeclCXX.h"
 #include "clang/AST/ExprCXX.h"
-
-#include <functional>
 
 using namespace clang;
 
@@ -59,8 +51,7 @@ bool isArrayExpression(QualType T) {
 }
 } // namespace
 
-/// A coefficient-wise function of <cmath> for scalar T: std::NAME(T).
-static FunctionDecl *stdMathFunction(ASTContext &Ctx, StringRef Name,
+FunctionDecl *stdMathFunction(ASTContext &Ctx, StringRef Name,
                                      QualType T) {
   auto Matches = [&](NamedDecl *ND) -> FunctionDecl * {
     if (auto *USD = dyn_cast<UsingShadowDecl>(ND))
@@ -84,14 +75,12 @@ static FunctionDecl *stdMathFunction(ASTContext &Ctx, StringRef Name,
   return nullptr;
 }
 
-/// A type of Eigen's (a plain object, an expression, a view).
-static bool eigenNamespaceType(QualType T) {
+bool eigenNamespaceType(QualType T) {
   const auto *RD = T.getNonReferenceType()->getAsCXXRecordDecl();
   return RD && isInEigen(RD);
 }
 
-/// Strips what Clang wraps around Eigen temporaries.
-static const clang::Expr *bare(const clang::Expr *E) {
+const clang::Expr *bare(const clang::Expr *E) {
   while (true) {
     const clang::Expr *Next = E->IgnoreImplicit()->IgnoreParens();
     // A copy, or an evaluation into a plain temporary: the same values.
@@ -107,8 +96,7 @@ static const clang::Expr *bare(const clang::Expr *E) {
   }
 }
 
-/// fluxion::NAME, a function of the runtime; null if it is not declared.
-static FunctionDecl *runtimeFunction(ASTContext &Ctx, StringRef Name) {
+FunctionDecl *runtimeFunction(ASTContext &Ctx, StringRef Name) {
   for (NamedDecl *NS :
        Ctx.getTranslationUnitDecl()->lookup(&Ctx.Idents.get("fluxion")))
     if (auto *N = dyn_cast<NamespaceDecl>(NS))
@@ -132,19 +120,43 @@ bool FunctionLowering::sameExtent(ExprP X, ExprP Y, int What, ir::Block &Pre,
     return false;
   }
   // Known at run time only: checked there, as Eigen's debug build does.
-  FunctionDecl *Check = runtimeFunction(Ctx, "eigen_same_extent");
+  QualType L = Ctx.LongTy;
+  return runtimeCheck("eigen_same_extent",
+                      {ir::cast(L, X), ir::cast(L, Y),
+                       ir::intConst(Ctx.IntTy, What)},
+                      Pre, Loc);
+}
+
+bool FunctionLowering::runtimeCheck(StringRef Name, llvm::ArrayRef<ExprP> Args,
+                                    ir::Block &Pre, SourceLocation Loc) {
+  FunctionDecl *Check = runtimeFunction(Ctx, Name);
   if (!Check) {
     Diags.report(Loc, Diag::NotSupported)
         << "an Eigen expression of dynamic size"
         << "include <fluxion/fluxion.hpp>";
     return false;
   }
-  QualType L = Ctx.LongTy;
-  Pre.push_back(ir::eval(
-      ir::call(Check, {ir::cast(L, X), ir::cast(L, Y), ir::intConst(Ctx.IntTy, What)},
-               Check->getReturnType(), Loc),
-      Loc));
+  Pre.push_back(
+      ir::eval(ir::call(Check, Args, Check->getReturnType(), Loc), Loc));
   return true;
+}
+
+ExprP FunctionLowering::eigenVariableOf(const clang::Expr *E, ir::Block &Pre,
+                                        StringRef What, bool Writable) {
+  E = E->IgnoreParenImpCasts();
+  ExprP V = isa<DeclRefExpr>(E) && eigenShape(E->getType())
+                ? lowerExpr(E, Pre)
+                : nullptr;
+  if (V && V->K == ir::ExprKind::VarRef && isContainerStorageVar(V->V) &&
+      !(Writable && V->Ty->getPointeeType().isConstQualified()))
+    return V;
+  if (V || !usesPoisoned(E))
+    Diags.report(E->getExprLoc(), Diag::NotSupported)
+        << (What + " of an Eigen object that is not a writable variable of "
+                   "the function")
+               .str()
+        << "assign to a local or output Eigen variable";
+  return nullptr;
 }
 
 std::unique_ptr<EigenTerm>
@@ -530,392 +542,6 @@ bool FunctionLowering::forEachEigenCoefficient(
                     [&](ExprP I, ir::Block &B) { Each(I, J, B); });
   });
   return OK;
-}
-
-bool FunctionLowering::isEigenReduction(StringRef Name, unsigned Args) {
-  if (Args == 1)
-    return Name == "dot";
-  return Args == 0 && (Name == "sum" || Name == "squaredNorm" ||
-                       Name == "trace" ||
-                       Name == "norm" || Name == "mean" || Name == "prod" ||
-                       Name == "maxCoeff" || Name == "minCoeff");
-}
-
-ExprP FunctionLowering::reduceEigen(StringRef Name, const EigenTerm &T,
-                                    const EigenTerm *Other, ir::Block &Pre,
-                                    SourceLocation Loc) {
-  QualType S = T.Scalar;
-  QualType IndexTy = Ctx.getPointerDiffType();
-  auto Local = [&](StringRef Label, ExprP Start) {
-    Var *Acc = F->makeVar(Var::Kind::Local, ("_" + Label).str(), S);
-    F->Locals.push_back(Acc);
-    Pre.push_back(ir::assign(ir::ref(Acc), Start, BO_Assign, Loc));
-    return Acc;
-  };
-  // A coefficient read twice is read once into a temporary, unless it is
-  // an element.
-  auto Once = [&](ExprP C, ir::Block &B) {
-    const ir::Expr *X = C.get();
-    while (X->K == ir::ExprKind::Cast)
-      X = X->Ops[0].get();
-    return X->isLValue() || X->K == ir::ExprKind::Const
-               ? C
-               : materialize(C, B, "_x", Loc);
-  };
-  bool OK = true;
-  auto Sum = [&](StringRef Label,
-                 llvm::function_ref<ExprP(ExprP, ExprP, ExprP, ir::Block &)>
-                     Term) -> Var * {
-    Var *Acc = Local(Label, ir::floatConst(S, 0));
-    OK &= forEachEigenCoefficient(
-        T, Pre, [&](ExprP C, ExprP I, ExprP J, ir::Block &B) {
-          ExprP X = Term(C, I, J, B);
-          if (!X) {
-            OK = false;
-            return;
-          }
-          B.push_back(ir::assign(ir::ref(Acc), X, BO_AddAssign, Loc));
-        });
-    return Acc;
-  };
-  auto Squares = [&](ExprP C, ExprP, ExprP, ir::Block &B) {
-    ExprP X = Once(C, B);
-    return ir::mul(X, X, S);
-  };
-  ExprP R;
-  if (Name == "sum" || Name == "mean") {
-    Var *Acc = Sum("sum", [](ExprP C, ExprP, ExprP, ir::Block &) { return C; });
-    R = ir::ref(Acc, Loc);
-    if (Name == "mean")
-      R = ir::div(R, ir::cast(S, ir::mul(T.Rows, T.Cols, IndexTy)), S);
-  } else if (Name == "squaredNorm" || Name == "norm") {
-    R = ir::ref(Sum("squared_norm", Squares), Loc);
-    if (Name == "norm") {
-      FunctionDecl *Sqrt = stdMathFunction(Ctx, "sqrt", S);
-      if (!Sqrt) {
-        Diags.report(Loc, Diag::NotSupported)
-            << "'norm()' without a declaration of std::sqrt for '" +
-                   S.getAsString() + "'"
-            << "include <cmath>";
-        return nullptr;
-      }
-      // Calls stand alone on the right of an assignment (lowerCall).
-      R = materialize(ir::call(Sqrt, {R}, S, Loc), Pre, "_norm", Loc);
-    }
-  } else if (Name == "dot" && Other) {
-    R = ir::ref(Sum("dot",
-                    [&](ExprP C, ExprP I, ExprP J, ir::Block &B) -> ExprP {
-                      ExprP O = eigenCoefficient(*Other, I, J, B);
-                      return O ? ir::mul(C, O, S) : nullptr;
-                    }),
-                Loc);
-  } else if (Name == "trace") {
-    // The diagonal's sum: min(rows, cols) coefficients.
-    Var *Acc = Local("trace", ir::floatConst(S, 0));
-    ExprP N = ir::cond(ir::binary(BO_LT, T.Rows, T.Cols, Ctx.BoolTy, Loc),
-                       T.Rows, T.Cols, IndexTy);
-    if (T.Rows->K == ir::ExprKind::Const && T.Cols->K == ir::ExprKind::Const)
-      N = T.Rows->IVal.getExtValue() < T.Cols->IVal.getExtValue() ? T.Rows
-                                                                   : T.Cols;
-    appendIndexLoop(0, N, Loc, Pre, [&](ExprP K, ir::Block &B) {
-      ExprP C = eigenCoefficient(T, K, K, B);
-      if (!C) {
-        OK = false;
-        return;
-      }
-      B.push_back(ir::assign(ir::ref(Acc), C, BO_AddAssign, Loc));
-    });
-    R = ir::ref(Acc, Loc);
-  } else if (Name == "prod") {
-    Var *Acc = Local("prod", ir::floatConst(S, 1));
-    OK &= forEachEigenCoefficient(
-        T, Pre, [&](ExprP C, ExprP, ExprP, ir::Block &B) {
-          B.push_back(ir::assign(ir::ref(Acc), ir::mul(ir::ref(Acc), C, S),
-                                 BO_Assign, Loc));
-        });
-    R = ir::ref(Acc, Loc);
-  } else if (Name == "maxCoeff" || Name == "minCoeff") {
-    // The first extreme coefficient, as Eigen's visitor selects it: its
-    // derivative is the result's.
-    ExprP Zero = ir::intConst(IndexTy, 0);
-    ExprP First = eigenCoefficient(T, Zero, Zero, Pre);
-    if (!First)
-      return nullptr;
-    Var *Acc = Local(Name == "maxCoeff" ? "max_coeff" : "min_coeff", First);
-    BinaryOperatorKind Better = Name == "maxCoeff" ? BO_GT : BO_LT;
-    OK &= forEachEigenCoefficient(
-        T, Pre, [&](ExprP C, ExprP, ExprP, ir::Block &B) {
-          ExprP X = Once(C, B);
-          ir::Block Take;
-          Take.push_back(ir::assign(ir::ref(Acc), X, BO_Assign, Loc));
-          B.push_back(ir::ifStmt(
-              ir::binary(Better, X, ir::ref(Acc), Ctx.BoolTy, Loc),
-              std::move(Take), {}, Loc));
-        });
-    R = ir::ref(Acc, Loc);
-  }
-  return OK ? R : nullptr;
-}
-
-bool FunctionLowering::lowerEigenAssignment(ExprP Dst, BinaryOperatorKind Op,
-                                            const clang::Expr *Rhs,
-                                            ir::Block &Pre,
-                                            SourceLocation Loc) {
-  if (Dst->V->Type->getPointeeType().isConstQualified()) {
-    Diags.report(Loc, Diag::NotSupported)
-        << ("assigning to '" + Dst->V->Name + "', which is read-only here")
-        << "assign to a non-const Eigen variable";
-    return false;
-  }
-  std::unique_ptr<EigenTerm> R = lowerEigenTerm(Rhs, Pre);
-  return R && assignEigenTerm(Dst, Op, R, Pre, Loc);
-}
-
-bool FunctionLowering::assignEigenTerm(ExprP Dst, BinaryOperatorKind Op,
-                                       const std::unique_ptr<EigenTerm> &R,
-                                       ir::Block &Pre, SourceLocation Loc) {
-  Var *V = Dst->V;
-  EigenShape Shape = *eigenShape(V->Origin->getType());
-  if (!R->Scalar.isNull() &&
-      !Ctx.hasSameUnqualifiedType(R->Scalar, Shape.Scalar.getUnqualifiedType())) {
-    Diags.report(Loc, Diag::NotSupported)
-        << "an Eigen expression of another scalar type"
-        << "convert with .cast<T>() outside the differentiated code";
-    return false;
-  }
-  // Eigen's aliasing rule: a product or transpose reading the destination
-  // needs a temporary.
-  if (R->Mixes && R->Reads.count(V)) {
-    Diags.report(Loc, Diag::NotSupported)
-        << ("assigning to '" + V->Name +
-            "' a product or transpose that reads '" + V->Name + "'")
-        << "assign it to another variable (a local), then copy that";
-    return false;
-  }
-  ExprP DstRef = ir::ref(V, Loc);
-  std::unique_ptr<EigenTerm> DstTerm = eigenVariableTerm(DstRef, Shape, Loc);
-  // The sizes must agree: checked here when the types fix them, and at run
-  // time otherwise (Eigen would resize the destination instead).
-  auto Known = [](const ExprP &X) { return X->K == ir::ExprKind::Const; };
-  bool Static = Known(R->Rows) && Known(R->Cols) && Known(DstTerm->Rows) &&
-                Known(DstTerm->Cols);
-  // A vector takes a vector of either orientation.
-  auto Count = [](const EigenTerm &T) -> int64_t {
-    return T.Rows->IVal.getExtValue() * T.Cols->IVal.getExtValue();
-  };
-  bool VectorPair = (R->Rows->isOne() || R->Cols->isOne()) && Shape.isVector();
-  if (Static) {
-    bool Same = VectorPair ? Count(*R) == Count(*DstTerm)
-                           : R->Rows->IVal == DstTerm->Rows->IVal &&
-                                 R->Cols->IVal == DstTerm->Cols->IVal;
-    if (!Same) {
-      Diags.report(Loc, Diag::NotSupported)
-          << ("assigning an Eigen expression of another shape to '" +
-              V->Name + "'")
-          << "give both sides the same number of rows and columns";
-      return false;
-    }
-  } else {
-    FunctionDecl *Check = runtimeFunction(Ctx, "eigen_same_size");
-    if (!Check) {
-      Diags.report(Loc, Diag::NotSupported)
-          << "assigning an Eigen expression of dynamic size"
-          << "include <fluxion/fluxion.hpp>";
-      return false;
-    }
-    QualType L = Ctx.LongTy;
-    auto Arg = [&](ExprP X) { return ir::cast(L, X); };
-    ExprP DR = VectorPair ? ir::mul(DstTerm->Rows, DstTerm->Cols, L)
-                          : DstTerm->Rows;
-    ExprP DC = VectorPair ? ir::intConst(L, 1) : DstTerm->Cols;
-    ExprP RR = VectorPair ? ir::mul(R->Rows, R->Cols, L) : R->Rows;
-    ExprP RC = VectorPair ? ir::intConst(L, 1) : R->Cols;
-    Pre.push_back(ir::eval(
-        ir::call(Check, {Arg(DR), Arg(DC), Arg(RR), Arg(RC)},
-                 Check->getReturnType(), Loc),
-        Loc));
-  }
-  QualType Elem = V->Type->getPointeeType();
-  QualType IndexTy = Ctx.getPointerDiffType();
-  // The destination's coefficient (I, J) of the right side's shape.
-  auto Place = [&](ExprP I, ExprP J) {
-    if (VectorPair)
-      return ir::index(DstRef, R->Cols->isOne() ? I : J, Elem);
-    if (Shape.RowMajor)
-      return ir::index(
-          DstRef, ir::add(ir::mul(I, DstTerm->Cols, IndexTy), J, IndexTy),
-          Elem);
-    return ir::index(
-        DstRef, ir::add(I, ir::mul(J, DstTerm->Rows, IndexTy), IndexTy), Elem);
-  };
-  // A product of a column-major matrix is accumulated column by column
-  // into the destination (contiguous, and so is its reverse sweep); what
-  // is applied to it coefficient by coefficient then reads it there.
-  bool SameOrientation =
-      !VectorPair || (Shape.Cols == 1) == R->Cols->isOne();
-  EigenTerm *P = SameOrientation ? columnwiseProduct(*R, Op) : nullptr;
-  if (P) {
-    bool Whole = P == R.get();
-    // for j < cols: Body(j), without a loop for a vector.
-    auto Columns = [&](ir::Block &Out,
-                       llvm::function_ref<void(ExprP, ir::Block &)> Body) {
-      if (P->Cols->isOne())
-        Body(ir::intConst(IndexTy, 0), Out);
-      else
-        appendIndexLoop(0, P->Cols, Loc, Out, Body);
-    };
-    if (Op == BO_Assign)
-      Columns(Pre, [&](ExprP J, ir::Block &Col) {
-        appendIndexLoop(0, P->Rows, Loc, Col, [&](ExprP I, ir::Block &B) {
-          B.push_back(ir::assign(Place(I, J), ir::floatConst(Elem, 0),
-                                 BO_Assign, Loc));
-        });
-      });
-    BinaryOperatorKind Acc = Op == BO_SubAssign ? BO_SubAssign : BO_AddAssign;
-    bool OK = true;
-    Columns(Pre, [&](ExprP J, ir::Block &Col) {
-      appendIndexLoop(0, P->A->Cols, Loc, Col, [&](ExprP K, ir::Block &In) {
-        ExprP B = eigenCoefficient(*P->B, K, J, In);
-        if (!B) {
-          OK = false;
-          return;
-        }
-        if (!ir::isTrivial(*B))
-          B = materialize(B, In, "_b", Loc);
-        appendIndexLoop(0, P->A->Rows, Loc, In, [&](ExprP I, ir::Block &Row) {
-          ExprP A = eigenCoefficient(*P->A, I, K, Row);
-          Row.push_back(ir::assign(
-              Place(I, J),
-              ir::cast(Elem.getUnqualifiedType(), ir::mul(A, B, P->Scalar)),
-              Acc, Loc));
-        });
-      });
-    });
-    if (!OK || Whole)
-      return OK;
-    // The product is now the destination's coefficient at the same place.
-    *P = std::move(*eigenVariableTerm(DstRef, Shape, Loc));
-    P->Rows = R->Rows;
-    P->Cols = R->Cols;
-    Op = BO_Assign;
-  }
-  return forEachEigenCoefficient(
-      *R, Pre, [&](ExprP C, ExprP I, ExprP J, ir::Block &B) {
-        B.push_back(ir::assign(Place(I, J),
-                               ir::cast(Elem.getUnqualifiedType(), C), Op,
-                               Loc));
-      });
-}
-
-EigenTerm *FunctionLowering::columnwiseProduct(EigenTerm &R,
-                                               BinaryOperatorKind Op) {
-  // The one product of the tree, reached from the root through
-  // coefficient-wise operations only.
-  EigenTerm *Found = nullptr;
-  unsigned Products = 0;
-  std::function<void(EigenTerm &, bool)> Walk = [&](EigenTerm &T,
-                                                    bool OnPath) {
-    if (T.K == EigenTerm::Kind::Product) {
-      ++Products;
-      if (OnPath)
-        Found = &T;
-    }
-    bool Coefficientwise =
-        T.K != EigenTerm::Kind::Transpose && T.K != EigenTerm::Kind::Block &&
-        T.K != EigenTerm::Kind::Product;
-    if (T.A)
-      Walk(*T.A, OnPath && Coefficientwise);
-    if (T.B)
-      Walk(*T.B, OnPath && Coefficientwise);
-  };
-  Walk(R, true);
-  if (Products != 1 || !Found)
-    return nullptr;
-  // Only `=` rewrites what surrounds the product; `+=` and `-=` take the
-  // product alone.
-  if (Op != BO_Assign && Found != &R)
-    return nullptr;
-  // Column by column pays off when the left factor's columns are
-  // contiguous: a column-major matrix variable.
-  const EigenTerm *A = Found->A.get();
-  while (A->K == EigenTerm::Kind::Same)
-    A = A->A.get();
-  if (A->K != EigenTerm::Kind::Variable || A->Shape.RowMajor ||
-      A->Shape.isVector())
-    return nullptr;
-  return Found;
-}
-
-bool FunctionLowering::lowerEigenExpressionCall(const CallExpr *E,
-                                                ir::Block &Pre, ExprP &Out) {
-  Out = nullptr;
-  SourceLocation Loc = E->getExprLoc();
-  // y.noalias() = e, += e, -= e.
-  if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(E);
-      Op && Op->getNumArgs() == 2 &&
-      (Op->getOperator() == OO_Equal || Op->getOperator() == OO_PlusEqual ||
-       Op->getOperator() == OO_MinusEqual)) {
-    const auto *NA = dyn_cast<CXXMemberCallExpr>(bare(Op->getArg(0)));
-    const CXXMethodDecl *M = NA ? NA->getMethodDecl() : nullptr;
-    if (!M || !M->getIdentifier() || M->getName() != "noalias")
-      return false;
-    const clang::Expr *Obj = NA->getImplicitObjectArgument()->IgnoreParenImpCasts();
-    ExprP Dst = isa<DeclRefExpr>(Obj) && eigenShape(Obj->getType())
-                    ? lowerExpr(Obj, Pre)
-                    : nullptr;
-    if (!Dst || Dst->K != ir::ExprKind::VarRef || !isContainerStorageVar(Dst->V)) {
-      if (Dst || !usesPoisoned(Obj))
-        Diags.report(Loc, Diag::NotSupported)
-            << "noalias() on an Eigen object that is not a variable of the "
-               "function"
-            << "assign to a local or output Eigen variable";
-      return true;
-    }
-    BinaryOperatorKind K = Op->getOperator() == OO_Equal       ? BO_Assign
-                           : Op->getOperator() == OO_PlusEqual ? BO_AddAssign
-                                                               : BO_SubAssign;
-    if (lowerEigenAssignment(Dst, K, Op->getArg(1), Pre, Loc))
-      Out = Dst;
-    return true;
-  }
-  const auto *MC = dyn_cast<CXXMemberCallExpr>(E);
-  const CXXMethodDecl *M = MC ? MC->getMethodDecl() : nullptr;
-  if (!M)
-    return false;
-  const clang::Expr *Object = MC->getImplicitObjectArgument();
-  if (!Object || !eigenNamespaceType(Object->getType()))
-    return false;
-  // A 1x1 expression read as a number (`double r = x.transpose() * y;`).
-  if (isa<CXXConversionDecl>(M)) {
-    std::unique_ptr<EigenTerm> T = lowerEigenTerm(Object, Pre);
-    if (!T)
-      return true;
-    if (!T->Rows->isOne() || !T->Cols->isOne()) {
-      Diags.report(Loc, Diag::NotSupported)
-          << "reading an Eigen expression that is not 1x1 as a number"
-          << "reduce it (sum(), dot(), squaredNorm()) or read a coefficient";
-      return true;
-    }
-    ExprP Zero = ir::intConst(Ctx.getPointerDiffType(), 0);
-    if (ExprP C = eigenCoefficient(*T, Zero, Zero, Pre))
-      Out = materialize(ir::cast(E->getType().getUnqualifiedType(), C), Pre,
-                        "_scalar", Loc);
-    return true;
-  }
-  StringRef Name = M->getIdentifier() ? M->getName() : "";
-  if (!isEigenReduction(Name, MC->getNumArgs()))
-    return false;
-  std::unique_ptr<EigenTerm> T = lowerEigenTerm(Object, Pre);
-  if (!T)
-    return true;
-  std::unique_ptr<EigenTerm> Other;
-  if (MC->getNumArgs() == 1 && !(Other = lowerEigenTerm(MC->getArg(0), Pre)))
-    return true;
-  Out = reduceEigen(Name, *T, Other.get(), Pre, Loc);
-  if (Out)
-    Out = ir::cast(E->getType().getNonReferenceType().getUnqualifiedType(),
-                   Out);
-  return true;
 }
 
 } // namespace fluxion

@@ -190,6 +190,14 @@ private:
   /// otherwise. What: 0 a product's inner extents, 1 rows, 2 columns.
   bool sameExtent(ir::ExprP X, ir::ExprP Y, int What, ir::Block &Pre,
                   clang::SourceLocation Loc);
+  /// Appends to Pre a call of the runtime's check fluxion::Name(Args...);
+  /// false, reported, when the runtime is not included.
+  bool runtimeCheck(llvm::StringRef Name, llvm::ArrayRef<ir::ExprP> Args,
+                    ir::Block &Pre, clang::SourceLocation Loc);
+  /// The storage of E, an Eigen variable of the function (a writable one
+  /// if Writable); null, reported as What on anything else.
+  ir::ExprP eigenVariableOf(const clang::Expr *E, ir::Block &Pre,
+                            llvm::StringRef What, bool Writable);
   /// The term of an Eigen variable (its storage) of the given shape.
   std::unique_ptr<EigenTerm> eigenVariableTerm(ir::ExprP Storage,
                                                const EigenShape &Shape,

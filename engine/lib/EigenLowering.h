@@ -1,0 +1,27 @@
+//===- EigenLowering.h - Helpers shared by the Eigen lowering ---*- C++ -*-===//
+//
+// LowerEigenExpr.cpp builds Eigen expression terms and their coefficients;
+// LowerEigenUses.cpp lowers the places they are used. These helpers are
+// shared by both.
+//
+//===----------------------------------------------------------------------===//
+#ifndef FLUXION_ENGINE_LIB_EIGENLOWERING_H
+#define FLUXION_ENGINE_LIB_EIGENLOWERING_H
+
+#include "fluxion/engine/Lowering.h"
+
+namespace fluxion {
+/// A coefficient-wise function of <cmath> for scalar T: std::NAME(T).
+clang::FunctionDecl *stdMathFunction(clang::ASTContext &Ctx,
+                                     llvm::StringRef Name, clang::QualType T);
+/// A type of Eigen's (a plain object, an expression, a view).
+bool eigenNamespaceType(clang::QualType T);
+/// E without what Clang wraps around Eigen temporaries (copies,
+/// materialisations, evaluations into plain temporaries).
+const clang::Expr *bare(const clang::Expr *E);
+/// fluxion::NAME, a function of the runtime; null if it is not declared.
+clang::FunctionDecl *runtimeFunction(clang::ASTContext &Ctx,
+                                     llvm::StringRef Name);
+} // namespace fluxion
+
+#endif
