@@ -126,6 +126,17 @@ bool FunctionLowering::lowerContainerLocal(const VarDecl *VD, ir::Block &Out) {
     return false;
   };
 
+  // Sized as the Eigen expression E (LowerEigenExpr.cpp), then assigned it.
+  auto FromEigenExpression = [&](const clang::Expr *E) {
+    std::unique_ptr<EigenTerm> R = lowerEigenTerm(E, Out);
+    if (!R)
+      return false;
+    if (!Fixed)
+      Sized(materialize(ir::cast(SizeTy, ir::mul(R->Rows, R->Cols,
+                                                 Ctx.getPointerDiffType())),
+                        Out, "_n", Loc));
+    return assignEigenTerm(Storage, BO_Assign, R, Out, Loc);
+  };
   const clang::Expr *Init = VD->getInit();
   if (Init)
     Init = Init->IgnoreImplicit();
@@ -199,18 +210,8 @@ bool FunctionLowering::lowerContainerLocal(const VarDecl *VD, ir::Block &Out) {
       // assigned coefficient by coefficient.
       if (N == 1 && A0->getType()->isRecordType() &&
           !(isa<DeclRefExpr>(A0->IgnoreParens()) &&
-            !containerElement(A0->getType()).isNull())) {
-        std::unique_ptr<EigenTerm> R = lowerEigenTerm(A0, Out);
-        if (!R)
-          return false;
-        if (!Fixed) {
-          ExprP Count = materialize(
-              ir::cast(SizeTy, ir::mul(R->Rows, R->Cols, Ctx.getPointerDiffType())),
-              Out, "_n", Loc);
-          Sized(Count);
-        }
-        return assignEigenTerm(Storage, BO_Assign, R, Out, Loc);
-      }
+            !containerElement(A0->getType()).isNull()))
+        return FromEigenExpression(A0);
     }
     if (const auto *IL = dyn_cast<CXXStdInitializerListExpr>(A0))
       Init = IL->getSubExpr()->IgnoreImplicit();
@@ -269,6 +270,10 @@ bool FunctionLowering::lowerContainerLocal(const VarDecl *VD, ir::Block &Out) {
   }
   if (!Init)
     return true;
+  // `VectorXd r = f(x);`, `Vector3d d = p - q;` without a constructor call
+  // between: an Eigen expression (LowerEigenExpr.cpp) says what it is.
+  if (Eigen && Init->getType()->isRecordType())
+    return FromEigenExpression(Init);
   return Bad("this way");
 }
 

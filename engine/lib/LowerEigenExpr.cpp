@@ -414,8 +414,18 @@ FunctionLowering::lowerEigenTerm(const clang::Expr *E, ir::Block &Pre) {
     return Unsupported(("the operation '" + Name + "'").str());
   }
   if (const auto *CE = dyn_cast<CallExpr>(E))
-    if (const FunctionDecl *FD = CE->getDirectCallee())
-      return Unsupported("the call of '" + FD->getNameAsString() + "'");
+    if (const FunctionDecl *FD = CE->getDirectCallee()) {
+      if (isInEigen(FD))
+        return Unsupported("the call of '" + FD->getNameAsString() + "'");
+      // A function of the user's returning an Eigen object.
+      if (!usesPoisoned(E))
+        Diags.report(Loc, Diag::NotSupported)
+            << ("calling '" + FD->getNameAsString() +
+                "' (a function returning an Eigen object)")
+            << "let it write the result into an output parameter "
+               "('Eigen::VectorXd &out')";
+      return nullptr;
+    }
   return Unsupported("this kind of operand");
 }
 

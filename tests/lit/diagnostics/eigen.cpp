@@ -64,6 +64,17 @@ using namespace Eigen;
   return v(0);
 }
 
+Vector3d twice(const Vector3d &x) { return 2 * x; }
+[[fluxion::grad]] double through_callee(const Vector3d &x) {
+  // CHECK: eigen.cpp:[[@LINE+1]]:16: error: fluxion: calling 'twice' (a function returning an Eigen object) is not supported in a differentiated function; let it write the result into an output parameter ('Eigen::VectorXd &out')
+  Vector3d y = twice(x);
+  return y.sum();
+}
+
+// Returning an Eigen object: the whole-object result is refused.
+// CHECK: eigen.cpp:[[@LINE+1]]:65: error: fluxion: the Eigen operator '*' on whole objects
+[[fluxion::grad]] Vector3d scaled(const Vector3d &x) { return 3 * x; }
+
 struct Body {
   Vector3d p;
   double m;
