@@ -132,7 +132,9 @@ std::string Differentiator::expectedSignature(FunctionDecl *Callee,
 }
 
 /// Runs overload resolution of Candidates on arguments of the given types
-/// (lvalues where LValue is set); null if none is viable.
+/// (lvalues where LValue is set or the type is an lvalue reference: the
+/// generated code passes a `T&` parameter on as the variable it names);
+/// null if none is viable.
 static FunctionDecl *resolve(Sema &S, const LookupResult &Candidates,
                              llvm::ArrayRef<QualType> Types,
                              llvm::ArrayRef<bool> LValue,
@@ -142,7 +144,9 @@ static FunctionDecl *resolve(Sema &S, const LookupResult &Candidates,
   for (unsigned I = 0; I < Types.size(); ++I)
     Args.push_back(new (Ctx) OpaqueValueExpr(
         Loc, Types[I].getNonReferenceType(),
-        I < LValue.size() && LValue[I] ? VK_LValue : VK_PRValue));
+        (I < LValue.size() && LValue[I]) || Types[I]->isLValueReferenceType()
+            ? VK_LValue
+            : VK_PRValue));
   OverloadCandidateSet Set(Loc, OverloadCandidateSet::CSK_Normal);
   S.AddFunctionCandidates(Candidates.asUnresolvedSet(), Args, Set);
   OverloadCandidateSet::iterator Best;
