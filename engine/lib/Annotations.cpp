@@ -267,6 +267,10 @@ bool Differentiator::checkAnnotation(FunctionDecl *FD, const Annotation &A,
     if ((T->isPointerType() || T->isReferenceType()) &&
         !T->getPointeeType().isConstQualified())
       AnyOutput = true;
+    // An Eigen Map or Ref of non-const writes to what it views.
+    if (std::optional<EigenShape> S = eigenShape(T);
+        S && S->View && S->Writable)
+      AnyOutput = true;
   }
   // A method defined in its class is seen before the class is complete:
   // its members are checked when its derivatives are defined.

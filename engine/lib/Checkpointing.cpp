@@ -291,6 +291,10 @@ void Differentiator::defineLogged(LoggedEntry &E, FunctionDecl *Def) {
   FunctionDecl *Saved = Current;
   Current = Def;
   FunctionLowering Lowering(Ctx, Diags);
+  Lowering.Runtime = [this](StringRef Name, llvm::ArrayRef<QualType> Args,
+                            SourceLocation Loc) {
+    return runtimeFunction(Name, Args, Loc);
+  };
   std::unique_ptr<ir::Function> F = Lowering.lower(Def);
   bool OK = F != nullptr;
   if (OK) {

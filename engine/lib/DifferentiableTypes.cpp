@@ -63,10 +63,49 @@ std::optional<EigenShape> eigenShape(QualType T) {
       !NS->getDeclContext()->isTranslationUnit())
     return std::nullopt;
   StringRef Name = Spec->getName();
+  const TemplateArgumentList &Args = Spec->getTemplateArgs();
+  if ((Name == "Map" || Name == "Ref") && Args.size() >= 1 &&
+      Args[0].getKind() == TemplateArgument::Type) {
+    // Map<T, Options, Stride>, Ref<T, Options, Stride> over a Matrix or
+    // Array T: the engine reads a view by linear coefficient index, so only
+    // views of contiguous coefficients are objects to it: a Map with
+    // Eigen's default Stride<0, 0>, a Ref of a vector with its default
+    // InnerStride<1> (a Ref binds a copy when the argument is not
+    // contiguous).
+    QualType Viewed = Args[0].getAsType();
+    std::optional<EigenShape> Shape = eigenShape(Viewed);
+    if (!Shape || Shape->View)
+      return std::nullopt;
+    auto StrideIs = [&](StringRef Kind, llvm::ArrayRef<int64_t> Values) {
+      if (Args.size() < 3)
+        return true; // the default
+      if (Args[2].getKind() != TemplateArgument::Type)
+        return false;
+      const auto *S = dyn_cast_or_null<ClassTemplateSpecializationDecl>(
+          Args[2].getAsType()->getAsCXXRecordDecl());
+      if (!S || !S->getIdentifier() || S->getName() != Kind)
+        return false;
+      const TemplateArgumentList &SA = S->getTemplateArgs();
+      if (SA.size() != Values.size())
+        return false;
+      for (unsigned I = 0; I < SA.size(); ++I)
+        if (SA[I].getKind() != TemplateArgument::Integral ||
+            SA[I].getAsIntegral().getSExtValue() != Values[I])
+          return false;
+      return true;
+    };
+    bool Contiguous = Name == "Map" ? StrideIs("Stride", {0, 0})
+                                    : Shape->isVector() &&
+                                          StrideIs("InnerStride", {1});
+    if (!Contiguous)
+      return std::nullopt;
+    Shape->View = true;
+    Shape->Writable = !Viewed.isConstQualified();
+    return Shape;
+  }
   if (Name != "Matrix" && Name != "Array")
     return std::nullopt;
   // Matrix<Scalar, Rows, Cols, Options, MaxRows, MaxCols>
-  const TemplateArgumentList &Args = Spec->getTemplateArgs();
   if (Args.size() < 4 || Args[0].getKind() != TemplateArgument::Type ||
       Args[1].getKind() != TemplateArgument::Integral ||
       Args[2].getKind() != TemplateArgument::Integral ||
@@ -78,7 +117,22 @@ std::optional<EigenShape> eigenShape(QualType T) {
   Shape.Cols = Args[2].getAsIntegral().getSExtValue();
   Shape.RowMajor = Args[3].getAsIntegral().getZExtValue() & 1; // Eigen::RowMajor
   Shape.IsArray = Name == "Array";
+  Shape.Plain = T.getUnqualifiedType();
   return Shape;
+}
+
+QualType eigenViewedType(QualType T, const EigenShape &Shape) {
+  // Map<const VectorXd> as written: its argument keeps the user's alias.
+  if (const auto *TST =
+          T.getNonReferenceType()->getAs<TemplateSpecializationType>())
+    if (!TST->template_arguments().empty() &&
+        TST->template_arguments()[0].getKind() == TemplateArgument::Type) {
+      QualType A = TST->template_arguments()[0].getAsType();
+      if (A.getCanonicalType().getUnqualifiedType() ==
+          Shape.Plain.getCanonicalType())
+        return A.getUnqualifiedType();
+    }
+  return Shape.Plain;
 }
 
 QualType containerElement(QualType T) {
@@ -162,7 +216,8 @@ struct RecordShape {
       PrintingPolicy Policy = userPolicy();
       Problem = "'" + T.getUnqualifiedType().getAsString(Policy) +
                 "' is an Eigen view or expression; of Eigen's types only "
-                "Matrix and Array objects are followed yet";
+                "Matrix and Array objects, Maps with the default stride and "
+                "Refs of vectors are followed yet";
       return;
     }
     if (!RD || !RD->hasDefinition() || Depth > 16) {

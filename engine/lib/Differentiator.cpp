@@ -59,6 +59,9 @@ static QualType shadowPointee(ASTContext &Ctx, QualType T) {
 }
 
 QualType adjointParamType(ASTContext &Ctx, QualType T) {
+  // An Eigen Map or Ref: the object it views (contract v2).
+  if (std::optional<EigenShape> S = eigenShape(T); S && S->View)
+    return Ctx.getPointerType(eigenViewedType(T, *S));
   if (const auto *RT = T->getAs<ReferenceType>()) // an address, as a T*
     return adjointParamType(Ctx, Ctx.getPointerType(RT->getPointeeType()));
   if (T->isRealFloatingType())
@@ -257,6 +260,10 @@ differentiate(FunctionDecl *Def, const std::vector<bool> &Active, ASTContext &Ct
               std::function<void(ReverseBuilder &, Differentiated &)> Extra,
               llvm::ArrayRef<VarDecl *> Globals, bool RestorePointerParams) {
   FunctionLowering Lowering(Ctx, Diags);
+  Lowering.Runtime = [&Oracle](StringRef Name, llvm::ArrayRef<QualType> Args,
+                               SourceLocation Loc) {
+    return Oracle.runtimeFunction(Name, Args, Loc);
+  };
   Differentiated D;
   D.IR = Lowering.lower(Def);
   if (!D.IR)
@@ -678,13 +685,26 @@ void Differentiator::handOverContainers(ReverseBuilder &B, Differentiated &D) {
     D.IR->Locals.push_back(Size);
     if (ElementsRead)
       Fwd.push_back(pushRange(ElemTape, ref(C), sizeOf(ref(C), SizeTy)));
+    // A dynamic-size Eigen matrix: its rows too (pushed first, popped
+    // after the size).
+    ExprP Rows;
+    Var *RowsVar = nullptr;
+    if (std::optional<EigenShape> S = eigenShape(C->Origin->getType());
+        S && !S->isVector() && (S->Rows < 0 || S->Cols < 0)) {
+      RowsVar = D.IR->makeVar(Var::Kind::Local, C->Name + "_rows", SizeTy);
+      D.IR->Locals.push_back(RowsVar);
+      Fwd.push_back(push(SizeTape, sizeOf(ref(C), SizeTy, ir::Extent::Rows)));
+      Rows = ref(RowsVar);
+    }
     Fwd.push_back(push(SizeTape, sizeOf(ref(C), SizeTy)));
     ir::Block Start;
     Start.push_back(assign(ref(Size), pop(SizeTape)));
-    Start.push_back(resize(ref(C), ref(Size)));
+    if (RowsVar)
+      Start.push_back(assign(ref(RowsVar), pop(SizeTape)));
+    Start.push_back(resize(ref(C), ref(Size), {}, Rows));
     for (Var *A : D.IR->Locals)
       if (A->Adjoint && A->Primal == C)
-        Start.push_back(resize(ref(A), ref(Size)));
+        Start.push_back(resize(ref(A), ref(Size), {}, Rows));
     if (ElementsRead)
       Start.push_back(popRange(ElemTape, ref(C), ref(Size)));
     D.Parts.Reverse.insert(D.Parts.Reverse.begin(),

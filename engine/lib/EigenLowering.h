@@ -14,6 +14,9 @@ namespace fluxion {
 /// A coefficient-wise function of <cmath> for scalar T: std::NAME(T).
 clang::FunctionDecl *stdMathFunction(clang::ASTContext &Ctx,
                                      llvm::StringRef Name, clang::QualType T);
+/// The plain Matrix or Array type an Eigen expression of type T evaluates
+/// to: Eigen's own `T::PlainObject` (null if it has none).
+clang::QualType plainObjectType(clang::ASTContext &Ctx, clang::QualType T);
 /// A type of Eigen's (a plain object, an expression, a view).
 bool eigenNamespaceType(clang::QualType T);
 /// E without what Clang wraps around Eigen temporaries (copies,

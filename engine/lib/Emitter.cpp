@@ -615,9 +615,16 @@ Stmt *Emitter::stmt(const ir::Stmt &St) {
     Expr *N = C ? expr(*St.RHS) : nullptr;
     if (!N)
       return C ? nullptr : bad("resize of a non-container");
-    // An Eigen vector: t.setZero(n).
-    if (eigenShape(C->getType()))
-      return containerCall(C, "setZero", {N});
+    // An Eigen vector: t.setZero(n); a matrix: t.setZero(rows, n / rows).
+    if (std::optional<EigenShape> Shape = eigenShape(C->getType())) {
+      if (Shape->isVector() || !St.Cond)
+        return containerCall(C, "setZero", {N});
+      QualType L = Ctx.getPointerDiffType();
+      ExprP Rows = ir::cast(L, St.Cond);
+      Expr *R = expr(*Rows);
+      Expr *Cols = R ? expr(*ir::div(ir::cast(L, St.RHS), Rows, L)) : nullptr;
+      return Cols ? containerCall(C, "setZero", {R, Cols}) : nullptr;
+    }
     Expr *Zero = constant(*ir::floatConst(St.LHS->Ty->getPointeeType(), 0));
     return Zero ? containerCall(C, "assign", {N, Zero}) : nullptr;
   }

@@ -27,6 +27,12 @@ using ir::Var;
 /// The tangent parameter type for a parameter of type T: the value for a
 /// scalar, a pointer to the tangents for a pointer (const for inputs).
 QualType tangentParamType(ASTContext &Ctx, QualType T) {
+  // An Eigen Map or Ref: an object of the type it views, constant for an
+  // input (a view of const), written for an output.
+  if (std::optional<EigenShape> S = eigenShape(T); S && S->View) {
+    QualType Viewed = eigenViewedType(T, *S);
+    return Ctx.getPointerType(S->Writable ? Viewed : Viewed.withConst());
+  }
   if (const auto *RT = T->getAs<ReferenceType>()) {
     // const T&: an input scalar, its tangent a value; T&: an output. An
     // object's tangent is an object of its class, given by address.
@@ -93,7 +99,7 @@ struct TangentSource {
 static std::optional<Tangent>
 tangentBody(const TangentSource &Src, const std::vector<bool> &Active,
             const std::vector<bool> &Sink, ASTContext &Ctx,
-            DiagReporter &Diags, TangentOracle &Oracle,
+            DiagReporter &Diags, Differentiator &Oracle,
             std::shared_ptr<ir::Function> &Keep) {
   Tangent T;
   std::vector<Var *> Params;
@@ -102,6 +108,10 @@ tangentBody(const TangentSource &Src, const std::vector<bool> &Active,
     Params = *Src.Params;
   } else {
     FunctionLowering Lowering(Ctx, Diags);
+    Lowering.Runtime = [&Oracle](StringRef Name, llvm::ArrayRef<QualType> Args,
+                                 SourceLocation Loc) {
+      return Oracle.runtimeFunction(Name, Args, Loc);
+    };
     std::unique_ptr<ir::Function> Lowered = Lowering.lower(Src.Def);
     if (!Lowered)
       return std::nullopt;
@@ -263,6 +273,23 @@ Differentiator::tangentOf(const ir::Expr &Call,
   }
   if (Failed)
     return std::nullopt;
+  // Second order differentiates the reverse sweep again. The runtime's
+  // rules for Eigen's solves (eigen.hpp) work on Eigen's decompositions,
+  // which have no derivatives of their own.
+  bool EigenRule = isRuntimeDecl(Callee) &&
+                   llvm::any_of(Callee->parameters(), [](ParmVarDecl *P) {
+                     QualType T = P->getType();
+                     return T->isPointerType() &&
+                            eigenShape(T->getPointeeType());
+                   });
+  if (EigenRule) {
+    Diags.report(Call.Loc, Diag::NotSupported)
+        << "a second derivative (f_hvp, f_hessian) through an Eigen solve, "
+           "inverse or determinant"
+        << "differentiate the function once (f_grad, f_vjp, f_jvp, "
+           "f_jacobian)";
+    return std::nullopt;
+  }
   if (!canGenerate(Callee, Call.Loc, "_jvp"))
     return std::nullopt;
   bool All;

@@ -292,10 +292,11 @@ bool isTrivial(const Expr &E) {
   }
 }
 
-StmtP resize(ExprP Container, ExprP Count, SourceLocation Loc) {
+StmtP resize(ExprP Container, ExprP Count, SourceLocation Loc, ExprP Rows) {
   auto S = std::make_unique<Stmt>(StmtKind::Resize, Loc);
   S->LHS = std::move(Container);
   S->RHS = std::move(Count);
+  S->Cond = std::move(Rows);
   return S;
 }
 

@@ -82,9 +82,21 @@ bool FunctionLowering::lowerContainerLocal(const VarDecl *VD, ir::Block &Out) {
   QualType Elem = containerElement(T).getUnqualifiedType();
   std::string TypeName = T.getUnqualifiedType().getAsString();
   SourceLocation Loc = VD->getLocation();
-  if (LoopDepth) {
-    // Sized again at each iteration, it would need its old contents and
-    // size recorded for the reverse sweep.
+  if (std::optional<EigenShape> Shape = eigenShape(T); Shape && Shape->View) {
+    // A view of other memory: the engine would need to know what it views.
+    Diags.report(Loc, Diag::NotSupported)
+        << ("a local Eigen view '" + TypeName + "' ('" +
+            VD->getNameAsString() + "')")
+        << "copy the values into a local object ('Eigen::Vector3d p(x[0], "
+           "x[1], x[2]);'), or take the view as a parameter";
+    return false;
+  }
+  // In a loop only a fixed-size container of numbers: one of dynamic size
+  // is sized again at each iteration, and would need its old contents and
+  // size recorded for the reverse sweep. A fixed-size one is an array
+  // whose elements are assigned again, as a local array's are.
+  bool FixedNumbers = containerFixedSize(T) && Elem->isRealFloatingType();
+  if (LoopDepth && !FixedNumbers) {
     Diags.report(Loc, Diag::NotSupported)
         << ("a local '" + TypeName + "' ('" + VD->getNameAsString() +
             "') declared inside a loop")
@@ -106,11 +118,18 @@ bool FunctionLowering::lowerContainerLocal(const VarDecl *VD, ir::Block &Out) {
                                 BO_Assign, Loc));
     });
   };
-  auto Sized = [&](ExprP N) {
+  // Rows: of a dynamic-size Eigen matrix, whose coefficients are N.
+  auto Sized = [&](ExprP N, ExprP Rows = nullptr) {
     // A std::array has its size from the start.
     if (!Fixed)
-      Out.push_back(ir::resize(Storage, N, Loc));
+      Out.push_back(ir::resize(Storage, N, Loc, Rows));
   };
+  // Declared in a loop, it starts again at each iteration: what the
+  // initialiser leaves to the declaration's zeros (`{}`, `Zero()`, the
+  // elements after a shorter list) is zeroed again.
+  if (LoopDepth)
+    Loop(ir::intConst(SizeTy, int64_t(*Fixed)),
+         [&](ExprP) { return ir::floatConst(Elem, 0); });
   auto Bad = [&](StringRef Form) {
     std::string Name = VD->getNameAsString();
     Diags.report(Loc, Diag::NotSupported)
@@ -126,6 +145,8 @@ bool FunctionLowering::lowerContainerLocal(const VarDecl *VD, ir::Block &Out) {
     return false;
   };
 
+  std::optional<EigenShape> Eigen = eigenShape(T);
+  bool DynamicMatrix = Eigen && !Fixed && !Eigen->isVector();
   // Sized as the Eigen expression E (LowerEigenExpr.cpp), then assigned it.
   auto FromEigenExpression = [&](const clang::Expr *E) {
     std::unique_ptr<EigenTerm> R = lowerEigenTerm(E, Out);
@@ -134,20 +155,15 @@ bool FunctionLowering::lowerContainerLocal(const VarDecl *VD, ir::Block &Out) {
     if (!Fixed)
       Sized(materialize(ir::cast(SizeTy, ir::mul(R->Rows, R->Cols,
                                                  Ctx.getPointerDiffType())),
-                        Out, "_n", Loc));
+                        Out, "_n", Loc),
+            DynamicMatrix ? materialize(ir::cast(SizeTy, R->Rows), Out,
+                                        "_rows", Loc)
+                          : nullptr);
     return assignEigenTerm(Storage, BO_Assign, R, Out, Loc);
   };
   const clang::Expr *Init = VD->getInit();
   if (Init)
     Init = Init->IgnoreImplicit();
-  std::optional<EigenShape> Eigen = eigenShape(T);
-  if (Eigen && !Fixed && !Eigen->isVector()) {
-    Diags.report(Loc, Diag::NotSupported)
-        << ("a local dynamic-size Eigen matrix ('" + TypeName + "' '" +
-            VD->getNameAsString() + "')")
-        << "give it a fixed size, or pass it to the function as a parameter";
-    return false;
-  }
   if (const auto *CE = dyn_cast_or_null<CXXConstructExpr>(Init)) {
     unsigned N = CE->getNumArgs();
     // Arguments a constructor takes by default (an allocator) are left out.
@@ -156,6 +172,24 @@ bool FunctionLowering::lowerContainerLocal(const VarDecl *VD, ir::Block &Out) {
     if (N == 0)
       return true; // empty (std::vector) or zeros (std::array)
     const clang::Expr *A0 = CE->getArg(0)->IgnoreImplicit();
+    if (DynamicMatrix) {
+      // MatrixXd m(rows, cols): zeros (Eigen leaves them uninitialised);
+      // anything else is an expression (Zero, Identity, a copy, A * B).
+      if (N == 2 && A0->getType()->isIntegerType() &&
+          CE->getArg(1)->IgnoreImplicit()->getType()->isIntegerType()) {
+        ExprP R = lowerExpr(A0, Out);
+        ExprP C = R ? lowerExpr(CE->getArg(1), Out) : nullptr;
+        if (!C)
+          return false;
+        R = materialize(ir::cast(SizeTy, R), Out, "_rows", Loc);
+        C = ir::cast(SizeTy, C);
+        Sized(materialize(ir::mul(R, C, SizeTy), Out, "_n", Loc), R);
+        return true;
+      }
+      if (N == 1 && A0->getType()->isRecordType())
+        return FromEigenExpression(A0);
+      return Bad("with these constructor arguments");
+    }
     if (Eigen) {
       // Vector3d v(a, b, c): the coefficients.
       if (Fixed && N == *Fixed && N > 1) {
@@ -367,9 +401,14 @@ bool FunctionLowering::lowerContainerCall(const CallExpr *E, ir::Block &Pre,
   std::string TypeName =
       Object->getType().getNonReferenceType().getUnqualifiedType().getAsString();
 
-  // The container must be a variable the function sees as storage.
+  // The container must be a variable the function sees as storage. An
+  // Eigen object that is not one is the value of an expression
+  // (`a.cross(b).dot(c)`): reductions and the like of expressions
+  // (LowerEigenUses.cpp) take it.
   ExprP Storage;
   const clang::Expr *Inner = Object->IgnoreParenImpCasts();
+  if (!isa<DeclRefExpr>(Inner) && eigenShape(Inner->getType()))
+    return false;
   if (isa<DeclRefExpr>(Inner)) {
     if (Object->getType()->isPointerType()) {
       Diags.report(Loc, Diag::NotSupported)

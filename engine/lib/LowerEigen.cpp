@@ -59,19 +59,16 @@ void FunctionLowering::lowerEigenCall(const CallExpr *E,
   std::string Name = Method->getIdentifier() ? Method->getName().str() : "";
   QualType IndexTy = Ctx.getPointerDiffType(); // Eigen::Index
 
-  // Extents: constants where the type fixes them.
+  // Extents: constants where the type fixes them (eigenVariableTerm).
+  std::unique_ptr<EigenTerm> Whole = eigenVariableTerm(Storage, Shape, Loc);
   auto Extent = [&](ir::Extent Which) -> ExprP {
-    int64_t Fixed = Which == ir::Extent::Rows   ? Shape.Rows
-                    : Which == ir::Extent::Cols ? Shape.Cols
-                                                : -1;
-    if (Which == ir::Extent::Elements && Shape.Rows >= 0 && Shape.Cols >= 0)
-      Fixed = Shape.Rows * Shape.Cols;
-    if (Fixed >= 0)
-      return ir::intConst(Ctx.IntTy, Fixed);
-    // A vector's one dynamic extent is its size.
-    if (Shape.isVector())
-      Which = ir::Extent::Elements;
-    return ir::sizeOf(Storage, IndexTy, Which);
+    if (Which == ir::Extent::Rows)
+      return Whole->Rows;
+    if (Which == ir::Extent::Cols)
+      return Whole->Cols;
+    if (Shape.Rows >= 0 && Shape.Cols >= 0)
+      return ir::intConst(IndexTy, Shape.Rows * Shape.Cols);
+    return ir::sizeOf(Storage, IndexTy, ir::Extent::Elements);
   };
   auto Index = [&](const clang::Expr *A) -> ExprP {
     // The index as written (`x(i)`): Eigen converts it to its Index.
@@ -79,17 +76,6 @@ void FunctionLowering::lowerEigenCall(const CallExpr *E,
     if (I && !I->Ty->isIntegerType())
       I = ir::cast(IndexTy, I);
     return I;
-  };
-  // i + j * n, folded when all three are known.
-  auto Flat = [&](ExprP I, ExprP J, ExprP N) -> ExprP {
-    auto Known = [](const ExprP &X) {
-      return X->K == ir::ExprKind::Const && X->Ty->isIntegerType();
-    };
-    if (Known(I) && Known(J) && Known(N))
-      return ir::intConst(Ctx.IntTy, I->IVal.getExtValue() +
-                                       J->IVal.getExtValue() *
-                                           N->IVal.getExtValue());
-    return ir::add(I, ir::mul(J, N, IndexTy), IndexTy);
   };
   auto Element = [&](ExprP Idx) {
     ExprP R = ir::index(Storage, Idx, Elem);
@@ -110,8 +96,8 @@ void FunctionLowering::lowerEigenCall(const CallExpr *E,
     if (!I || !J)
       return;
     // Column-major: m(i, j) is m[i + j * rows]; row-major: m[i * cols + j].
-    Out = Element(Shape.RowMajor ? Flat(J, I, Extent(ir::Extent::Cols))
-                                 : Flat(I, J, Extent(ir::Extent::Rows)));
+    Out = eigenElement(*Whole, I, J);
+    std::const_pointer_cast<ir::Expr>(Out)->Loc = Loc;
     return;
   }
   if (Args.empty() && Name.size() == 1 && StringRef("xyzw").contains(Name)) {
@@ -130,6 +116,12 @@ void FunctionLowering::lowerEigenCall(const CallExpr *E,
     return;
   }
 
+  if (Args.empty() && Name == "determinant") {
+    const auto *MC = cast<CXXMemberCallExpr>(E);
+    Out = lowerEigenDeterminant(MC->getImplicitObjectArgument(), Scalar, Pre,
+                                Loc);
+    return;
+  }
   // Reductions: a loop into a local (LowerEigenExpr.cpp).
   if (isEigenReduction(Name, Args.size())) {
     const auto *MC = cast<CXXMemberCallExpr>(E);

@@ -9,13 +9,21 @@
 //   a + b, a - b, -a           coefficient-wise
 //   s * a, a * s, a / s        s evaluated once, before the loops
 //   a.cwiseProduct(b), a.cwiseQuotient(b), array * and /
+//   a.cwiseMax(b), a.cwiseMin(b)   std::max / std::min of the coefficients
+//   a.cross(b) (3-vectors)     a(i+1) b(i+2) - a(i+2) b(i+1), indices mod 3
+//   a.normalized()             a / a.norm(), the norm evaluated once
 //   a.transpose()              a(j, i)
 //   a.array(), a.matrix()      a
 //   a.exp(), log, sqrt, tanh, sin, cos, abs (arrays), a.square()
+//   T::Zero(), Ones(), Constant(c), Identity() (with sizes if dynamic)
+//                              0, 1, c, (i == j)
 //   a.col(k), row(k), block(i, j, r, c), head, tail, segment (read)
 //                              a(i + row offset, j + column offset)
 //   A * B (matrix product)     sum over k of A(i, k) B(k, j): a counted loop
 //                              into a local, in the body that needs it
+//   A.llt().solve(b) ..., A.inverse()
+//                              a local holding the result, computed by a
+//                              runtime call with rules (LowerEigenSolve.cpp)
 //
 // and each use site (LowerEigenUses.cpp) is a loop over the result's
 // coefficients. The builders see index loops, as for hand-written
@@ -75,6 +83,27 @@ FunctionDecl *stdMathFunction(ASTContext &Ctx, StringRef Name,
   return nullptr;
 }
 
+QualType plainObjectType(ASTContext &Ctx, QualType T) {
+  const auto *RD = T.getNonReferenceType()->getAsCXXRecordDecl();
+  if (!RD || !RD->hasDefinition())
+    return {};
+  IdentifierInfo &Id = Ctx.Idents.get("PlainObject");
+  QualType Found;
+  auto Look = [&](const CXXRecordDecl *C) {
+    for (NamedDecl *ND : C->lookup(&Id))
+      if (const auto *TD = dyn_cast<TypedefNameDecl>(ND);
+          TD && Found.isNull() && !TD->getUnderlyingType()->isDependentType())
+        Found = TD->getUnderlyingType().getCanonicalType();
+  };
+  Look(RD);
+  RD->forallBases([&](const CXXRecordDecl *B) {
+    if (Found.isNull())
+      Look(B);
+    return true;
+  });
+  return Found;
+}
+
 bool eigenNamespaceType(QualType T) {
   const auto *RD = T.getNonReferenceType()->getAsCXXRecordDecl();
   return RD && isInEigen(RD);
@@ -111,7 +140,10 @@ bool FunctionLowering::sameExtent(ExprP X, ExprP Y, int What, ir::Block &Pre,
   static const char *const Names[] = {
       "a matrix product whose inner extents differ",
       "a sum or difference of objects with different numbers of rows",
-      "a sum or difference of objects with different numbers of columns"};
+      "a sum or difference of objects with different numbers of columns",
+      "a linear solve with a matrix that is not square",
+      ("a linear solve whose right-hand side has a different number of "
+       "rows than its matrix")};
   if (X->K == ir::ExprKind::Const && Y->K == ir::ExprKind::Const) {
     if (X->IVal == Y->IVal)
       return true;
@@ -301,6 +333,8 @@ FunctionLowering::lowerEigenTerm(const clang::Expr *E, ir::Block &Pre) {
         ("the operator '" + std::string(getOperatorSpelling(O)) + "'"));
   }
 
+  if (isEigenRuleTerm(E))
+    return lowerEigenRuleTerm(E, Pre);
   if (const auto *MC = dyn_cast<CXXMemberCallExpr>(E)) {
     const CXXMethodDecl *M = MC->getMethodDecl();
     StringRef Name = M && M->getIdentifier() ? M->getName() : "";
@@ -388,6 +422,36 @@ FunctionLowering::lowerEigenTerm(const clang::Expr *E, ir::Block &Pre) {
       return Binary(Name == "cwiseProduct" ? EigenTerm::Kind::CwiseProduct
                                            : EigenTerm::Kind::CwiseQuotient,
                     Object, MC->getArg(0));
+    if (N == 1 && (Name == "cwiseMax" || Name == "cwiseMin") &&
+        !bare(MC->getArg(0))->getType()->isArithmeticType())
+      return Binary(Name == "cwiseMax" ? EigenTerm::Kind::Max
+                                       : EigenTerm::Kind::Min,
+                    Object, MC->getArg(0));
+    if (N == 1 && Name == "cross") {
+      // Of 3-vectors of the same shape (Eigen checks the size at compile
+      // time), shaped as they are.
+      auto T = Binary(EigenTerm::Kind::Cross, Object, MC->getArg(0));
+      if (T)
+        T->Mixes = true;
+      return T;
+    }
+    if (N == 0 && Name == "normalized") {
+      // a / a.norm(), the norm evaluated once before the loops.
+      Term->K = EigenTerm::Kind::DivideByScalar;
+      Term->A = lowerEigenTerm(Object, Pre);
+      if (!Term->A)
+        return nullptr;
+      Term->Scalar = Term->A->Scalar;
+      ExprP Norm = reduceEigen("norm", *Term->A, nullptr, Pre, Loc);
+      if (!Norm)
+        return nullptr;
+      Term->Value = materialize(Norm, Pre, "_norm", Loc);
+      Term->Rows = Term->A->Rows;
+      Term->Cols = Term->A->Cols;
+      Term->Reads = Term->A->Reads;
+      Term->Mixes = true; // every coefficient reads the norm of all
+      return Term;
+    }
     static const char *const Functions[] = {"exp",  "log", "sqrt", "tanh",
                                             "sin",  "cos", "abs",  "square",
                                             "cwiseAbs"};
@@ -415,6 +479,10 @@ FunctionLowering::lowerEigenTerm(const clang::Expr *E, ir::Block &Pre) {
   }
   if (const auto *CE = dyn_cast<CallExpr>(E))
     if (const FunctionDecl *FD = CE->getDirectCallee()) {
+      if (const auto *M = dyn_cast<CXXMethodDecl>(FD);
+          M && M->isStatic() && isInEigen(M))
+        if (std::unique_ptr<EigenTerm> Made = lowerEigenNullary(CE, Pre))
+          return Made;
       if (isInEigen(FD))
         return Unsupported("the call of '" + FD->getNameAsString() + "'");
       // A function of the user's returning an Eigen object.
@@ -429,26 +497,99 @@ FunctionLowering::lowerEigenTerm(const clang::Expr *E, ir::Block &Pre) {
   return Unsupported("this kind of operand");
 }
 
+std::unique_ptr<EigenTerm>
+FunctionLowering::lowerEigenNullary(const CallExpr *CE, ir::Block &Pre) {
+  const auto *M = cast<CXXMethodDecl>(CE->getDirectCallee());
+  StringRef Name = M->getIdentifier() ? M->getName() : "";
+  bool Constant = Name == "Constant";
+  if (Name != "Zero" && Name != "Ones" && !Constant && Name != "Identity")
+    return nullptr;
+  std::optional<EigenShape> Shape =
+      eigenShape(plainObjectType(Ctx, CE->getType()));
+  unsigned Sizes = CE->getNumArgs() - (Constant ? 1 : 0);
+  if (!Shape || CE->getNumArgs() < (Constant ? 1u : 0u))
+    return nullptr;
+  // The extents: fixed by the type, or the arguments (n for a vector,
+  // rows and columns for a matrix).
+  bool Vector = Shape->isVector();
+  unsigned Dynamic = (Shape->Rows < 0) + (Shape->Cols < 0);
+  if (!(Sizes == 0 && Dynamic == 0) && !(Sizes == 1 && Vector) &&
+      !(Sizes == 2 && !Vector))
+    return nullptr;
+  QualType IndexTy = Ctx.getPointerDiffType();
+  SourceLocation Loc = CE->getExprLoc();
+  llvm::SmallVector<ExprP, 2> Args;
+  for (unsigned I = 0; I < Sizes; ++I) {
+    ExprP X = lowerExpr(CE->getArg(I), Pre);
+    if (!X)
+      return nullptr;
+    Args.push_back(X->K == ir::ExprKind::Const && X->Ty->isIntegerType()
+                       ? ir::intConst(IndexTy, X->IVal.getExtValue())
+                       : materialize(ir::cast(IndexTy, X), Pre, "_n", Loc));
+  }
+  auto Term = std::make_unique<EigenTerm>();
+  Term->Loc = Loc;
+  Term->K = Name == "Identity" ? EigenTerm::Kind::Identity
+                               : EigenTerm::Kind::Constant;
+  Term->Scalar = Shape->Scalar.getUnqualifiedType();
+  auto Extent = [&](int64_t Fixed, unsigned Arg) {
+    return Fixed >= 0 ? ir::intConst(IndexTy, Fixed) : Args[Arg];
+  };
+  if (Sizes == 1) { // a vector's size
+    Term->Rows = Shape->Cols == 1 ? Extent(Shape->Rows, 0) : Extent(1, 0);
+    Term->Cols = Shape->Cols == 1 ? Extent(1, 0) : Extent(Shape->Cols, 0);
+  } else {
+    Term->Rows = Sizes ? Args[0] : Extent(Shape->Rows, 0);
+    Term->Cols = Sizes ? Args[1] : Extent(Shape->Cols, 0);
+  }
+  if (Term->K == EigenTerm::Kind::Constant) {
+    ExprP V = ir::floatConst(Term->Scalar, Name == "Ones" ? 1 : 0);
+    if (Constant) {
+      V = lowerExpr(CE->getArg(Sizes), Pre);
+      if (!V)
+        return nullptr;
+      V = materialize(convertResult(V, Term->Scalar, Pre), Pre, "_fill", Loc);
+    }
+    Term->Value = V;
+  }
+  return Term;
+}
+
+ExprP FunctionLowering::eigenElement(const EigenTerm &T, ExprP I, ExprP J) {
+  QualType IndexTy = Ctx.getPointerDiffType();
+  QualType Elem = T.Storage->Ty->getPointeeType();
+  // A vector is indexed by its one coordinate; a matrix in storage order:
+  // A + B * N, folded when all three are known (`m(7)` for `m(1, 2)`).
+  auto Flatten = [&](ExprP A, ExprP B, ExprP N) {
+    auto Known = [](const ExprP &X) {
+      return X->K == ir::ExprKind::Const && X->Ty->isIntegerType();
+    };
+    if (Known(A) && Known(B) && Known(N))
+      return ir::intConst(IndexTy, A->IVal.getExtValue() +
+                                       B->IVal.getExtValue() *
+                                           N->IVal.getExtValue());
+    return ir::add(A, ir::mul(B, N, IndexTy), IndexTy);
+  };
+  ExprP Flat;
+  if (T.Shape.Cols == 1)
+    Flat = I;
+  else if (T.Shape.Rows == 1)
+    Flat = J;
+  else if (T.Shape.RowMajor)
+    Flat = Flatten(J, I, T.Cols);
+  else
+    Flat = Flatten(I, J, T.Rows);
+  return ir::index(T.Storage, Flat, Elem);
+}
+
 ExprP FunctionLowering::eigenCoefficient(const EigenTerm &T, ExprP I, ExprP J,
                                          ir::Block &Body) {
   QualType S = T.Scalar;
   QualType IndexTy = Ctx.getPointerDiffType();
   SourceLocation Loc = T.Loc;
   switch (T.K) {
-  case EigenTerm::Kind::Variable: {
-    QualType Elem = T.Storage->Ty->getPointeeType();
-    // A vector is indexed by its one coordinate.
-    ExprP Flat;
-    if (T.Shape.Cols == 1)
-      Flat = I;
-    else if (T.Shape.Rows == 1)
-      Flat = J;
-    else if (T.Shape.RowMajor)
-      Flat = ir::add(ir::mul(I, T.Cols, IndexTy), J, IndexTy);
-    else
-      Flat = ir::add(I, ir::mul(J, T.Rows, IndexTy), IndexTy);
-    return ir::cast(S, ir::index(T.Storage, Flat, Elem));
-  }
+  case EigenTerm::Kind::Variable:
+    return ir::cast(S, eigenElement(T, I, J));
   case EigenTerm::Kind::Same:
     return eigenCoefficient(*T.A, I, J, Body);
   case EigenTerm::Kind::Transpose:
@@ -456,6 +597,46 @@ ExprP FunctionLowering::eigenCoefficient(const EigenTerm &T, ExprP I, ExprP J,
   case EigenTerm::Kind::Block:
     return eigenCoefficient(*T.A, ir::add(I, T.RowOffset, IndexTy),
                             ir::add(J, T.ColOffset, IndexTy), Body);
+  case EigenTerm::Kind::Cross: {
+    // (a x b)(i) = a(i+1) b(i+2) - a(i+2) b(i+1), indices mod 3, on the
+    // coordinate of the 3-vectors (i for a column, j for a row).
+    ExprP K = T.Rows->isOne() ? J : I;
+    ExprP Zero = ir::intConst(IndexTy, 0);
+    auto At = [&](const EigenTerm &V, int64_t Shift) -> ExprP {
+      ExprP X = ir::binary(BO_Rem,
+                           ir::add(K, ir::intConst(IndexTy, Shift), IndexTy),
+                           ir::intConst(IndexTy, 3), IndexTy);
+      return V.Rows->isOne() ? eigenCoefficient(V, Zero, X, Body)
+                             : eigenCoefficient(V, X, Zero, Body);
+    };
+    ExprP A1 = At(*T.A, 1), B2 = A1 ? At(*T.B, 2) : nullptr;
+    ExprP A2 = B2 ? At(*T.A, 2) : nullptr, B1 = A2 ? At(*T.B, 1) : nullptr;
+    if (!B1)
+      return nullptr;
+    return ir::sub(ir::mul(A1, B2, S), ir::mul(A2, B1, S), S);
+  }
+  case EigenTerm::Kind::Max:
+  case EigenTerm::Kind::Min: {
+    // std::max(a, b) is `a < b ? b : a`, std::min(a, b) `b < a ? b : a`:
+    // the derivative follows the coefficient selected.
+    ExprP A = eigenCoefficient(*T.A, I, J, Body);
+    ExprP B = A ? eigenCoefficient(*T.B, I, J, Body) : nullptr;
+    if (!B)
+      return nullptr;
+    A = materialize(A, Body, "_a", Loc);
+    B = materialize(B, Body, "_b", Loc);
+    ExprP Less = T.K == EigenTerm::Kind::Max
+                     ? ir::binary(BO_LT, A, B, Ctx.BoolTy, Loc)
+                     : ir::binary(BO_LT, B, A, Ctx.BoolTy, Loc);
+    return ir::cond(Less, B, A, S);
+  }
+  case EigenTerm::Kind::Constant:
+    return T.Value;
+  case EigenTerm::Kind::Identity:
+    if (I == J) // on the diagonal (a trace)
+      return ir::floatConst(S, 1);
+    return ir::cond(ir::binary(BO_EQ, I, J, Ctx.BoolTy),
+                    ir::floatConst(S, 1), ir::floatConst(S, 0), S);
   case EigenTerm::Kind::Negate: {
     ExprP A = eigenCoefficient(*T.A, I, J, Body);
     return A ? ir::neg(A, S) : nullptr;

@@ -171,7 +171,8 @@ bool FunctionLowering::lowerEigenAssignment(ExprP Dst, BinaryOperatorKind Op,
 
 bool FunctionLowering::assignEigenTerm(ExprP Dst, BinaryOperatorKind Op,
                                        const std::unique_ptr<EigenTerm> &R,
-                                       ir::Block &Pre, SourceLocation Loc) {
+                                       ir::Block &Pre, SourceLocation Loc,
+                                       const EigenTerm *View) {
   Var *V = Dst->V;
   EigenShape Shape = *eigenShape(V->Origin->getType());
   if (!R->Scalar.isNull() &&
@@ -182,7 +183,16 @@ bool FunctionLowering::assignEigenTerm(ExprP Dst, BinaryOperatorKind Op,
     return false;
   }
   // Eigen's aliasing rule: a product or transpose reading the destination
-  // needs a temporary.
+  // needs a temporary; so does any expression reading the variable a view
+  // writes (`v.segment(1, n) = v.segment(0, n)` reads what it overwrote).
+  if (View && R->Reads.count(V)) {
+    Diags.report(Loc, Diag::NotSupported)
+        << ("assigning to a view of '" + V->Name +
+            "' an expression that reads '" + V->Name + "'")
+        << "assign the expression to a local first, then the local to the "
+           "view";
+    return false;
+  }
   if (R->Mixes && R->Reads.count(V)) {
     Diags.report(Loc, Diag::NotSupported)
         << ("assigning to '" + V->Name +
@@ -191,7 +201,9 @@ bool FunctionLowering::assignEigenTerm(ExprP Dst, BinaryOperatorKind Op,
     return false;
   }
   ExprP DstRef = ir::ref(V, Loc);
-  std::unique_ptr<EigenTerm> DstTerm = eigenVariableTerm(DstRef, Shape, Loc);
+  std::unique_ptr<EigenTerm> Whole = eigenVariableTerm(DstRef, Shape, Loc);
+  // What is assigned: the variable, or the view of it.
+  const EigenTerm *DstTerm = View ? View : Whole.get();
   // The sizes must agree: checked here when the types fix them, and at run
   // time otherwise (Eigen would resize the destination instead).
   auto Known = [](const ExprP &X) { return X->K == ir::ExprKind::Const; };
@@ -201,7 +213,9 @@ bool FunctionLowering::assignEigenTerm(ExprP Dst, BinaryOperatorKind Op,
   auto Count = [](const EigenTerm &T) -> int64_t {
     return T.Rows->IVal.getExtValue() * T.Cols->IVal.getExtValue();
   };
-  bool VectorPair = (R->Rows->isOne() || R->Cols->isOne()) && Shape.isVector();
+  bool DstVector = View ? View->Rows->isOne() || View->Cols->isOne()
+                        : Shape.isVector();
+  bool VectorPair = (R->Rows->isOne() || R->Cols->isOne()) && DstVector;
   if (Static) {
     bool Same = VectorPair ? Count(*R) == Count(*DstTerm)
                            : R->Rows->IVal == DstTerm->Rows->IVal &&
@@ -227,23 +241,29 @@ bool FunctionLowering::assignEigenTerm(ExprP Dst, BinaryOperatorKind Op,
   }
   QualType Elem = V->Type->getPointeeType();
   QualType IndexTy = Ctx.getPointerDiffType();
-  // The destination's coefficient (I, J) of the right side's shape.
+  // The destination's element at coefficient (I, J) of the right side's
+  // shape: a vector takes a vector of either orientation; a view is offset
+  // in its variable.
+  bool DstColumn = DstTerm->Cols->isOne();
   auto Place = [&](ExprP I, ExprP J) {
-    if (VectorPair)
-      return ir::index(DstRef, R->Cols->isOne() ? I : J, Elem);
-    if (Shape.RowMajor)
-      return ir::index(
-          DstRef, ir::add(ir::mul(I, DstTerm->Cols, IndexTy), J, IndexTy),
-          Elem);
-    return ir::index(
-        DstRef, ir::add(I, ir::mul(J, DstTerm->Rows, IndexTy), IndexTy), Elem);
+    if (VectorPair) {
+      ExprP K = R->Cols->isOne() ? I : J;
+      ExprP Zero = ir::intConst(IndexTy, 0);
+      I = DstColumn ? K : Zero;
+      J = DstColumn ? Zero : K;
+    }
+    if (View) {
+      I = ir::add(I, View->RowOffset, IndexTy);
+      J = ir::add(J, View->ColOffset, IndexTy);
+    }
+    return eigenElement(*Whole, I, J);
   };
   // A product of a column-major matrix is accumulated column by column
   // into the destination (contiguous, and so is its reverse sweep); what
   // is applied to it coefficient by coefficient then reads it there.
-  bool SameOrientation =
-      !VectorPair || (Shape.Cols == 1) == R->Cols->isOne();
-  EigenTerm *P = SameOrientation ? columnwiseProduct(*R, Op) : nullptr;
+  bool SameOrientation = !VectorPair || DstColumn == R->Cols->isOne();
+  EigenTerm *P = SameOrientation && !View ? columnwiseProduct(*R, Op)
+                                          : nullptr;
   if (P) {
     bool Whole = P == R.get();
     // for j < cols: Body(j), without a loop for a vector.
@@ -297,6 +317,47 @@ bool FunctionLowering::assignEigenTerm(ExprP Dst, BinaryOperatorKind Op,
       });
 }
 
+bool FunctionLowering::lowerEigenViewAssignment(const clang::Expr *Target,
+                                                BinaryOperatorKind Op,
+                                                const clang::Expr *Rhs,
+                                                ir::Block &Pre,
+                                                SourceLocation Loc,
+                                                ExprP &Out) {
+  Out = nullptr;
+  const auto *MC = dyn_cast<CXXMemberCallExpr>(Target);
+  const CXXMethodDecl *M = MC ? MC->getMethodDecl() : nullptr;
+  if (!M || !M->getIdentifier() || !isInEigen(M))
+    return false;
+  StringRef Name = M->getName();
+  unsigned N = MC->getNumArgs();
+  bool View = (N == 1 && (Name == "col" || Name == "row" || Name == "head" ||
+                          Name == "tail")) ||
+              (N == 2 && Name == "segment") || (N == 4 && Name == "block");
+  if (!View)
+    return false;
+  // The view's term reads its variable in place (LowerEigenExpr.cpp):
+  // Block over Variable.
+  std::unique_ptr<EigenTerm> Dst = lowerEigenTerm(Target, Pre);
+  if (!Dst)
+    return true;
+  const EigenTerm *Of = Dst->A.get();
+  if (Dst->K != EigenTerm::Kind::Block || !Of ||
+      Of->K != EigenTerm::Kind::Variable ||
+      Of->Storage->V->Type->getPointeeType().isConstQualified()) {
+    Diags.report(Loc, Diag::NotSupported)
+        << ("assigning to '" + Name + "(...)' of an Eigen object that is not "
+                                      "a writable variable of the function")
+               .str()
+        << "assign to a view of a local or output Eigen variable";
+    return true;
+  }
+  // The variable stands for the call's value, used for its effect.
+  std::unique_ptr<EigenTerm> R = lowerEigenTerm(Rhs, Pre);
+  if (R && assignEigenTerm(Of->Storage, Op, R, Pre, Loc, Dst.get()))
+    Out = Of->Storage;
+  return true;
+}
+
 EigenTerm *FunctionLowering::columnwiseProduct(EigenTerm &R,
                                                BinaryOperatorKind Op) {
   // The one product of the tree, reached from the root through
@@ -312,7 +373,7 @@ EigenTerm *FunctionLowering::columnwiseProduct(EigenTerm &R,
     }
     bool Coefficientwise =
         T.K != EigenTerm::Kind::Transpose && T.K != EigenTerm::Kind::Block &&
-        T.K != EigenTerm::Kind::Product;
+        T.K != EigenTerm::Kind::Product && T.K != EigenTerm::Kind::Cross;
     if (T.A)
       Walk(*T.A, OnPath && Coefficientwise);
     if (T.B)
@@ -340,22 +401,27 @@ bool FunctionLowering::lowerEigenExpressionCall(const CallExpr *E,
                                                 ir::Block &Pre, ExprP &Out) {
   Out = nullptr;
   SourceLocation Loc = E->getExprLoc();
-  // y.noalias() = e, += e, -= e.
+  // y.noalias() = e, += e, -= e; the same into a view (X.col(k) = e).
   if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(E);
       Op && Op->getNumArgs() == 2 &&
       (Op->getOperator() == OO_Equal || Op->getOperator() == OO_PlusEqual ||
        Op->getOperator() == OO_MinusEqual)) {
-    const auto *NA = dyn_cast<CXXMemberCallExpr>(bare(Op->getArg(0)));
-    const CXXMethodDecl *M = NA ? NA->getMethodDecl() : nullptr;
-    if (!M || !M->getIdentifier() || M->getName() != "noalias")
-      return false;
-    ExprP Dst = eigenVariableOf(NA->getImplicitObjectArgument(), Pre,
-                                "noalias()", /*Writable=*/false);
-    if (!Dst)
-      return true;
     BinaryOperatorKind K = Op->getOperator() == OO_Equal       ? BO_Assign
                            : Op->getOperator() == OO_PlusEqual ? BO_AddAssign
                                                                : BO_SubAssign;
+    const clang::Expr *Target = bare(Op->getArg(0));
+    const auto *NA = dyn_cast<CXXMemberCallExpr>(Target);
+    const CXXMethodDecl *M = NA ? NA->getMethodDecl() : nullptr;
+    bool NoAlias = M && M->getIdentifier() && M->getName() == "noalias";
+    if (NoAlias)
+      Target = bare(NA->getImplicitObjectArgument());
+    if (lowerEigenViewAssignment(Target, K, Op->getArg(1), Pre, Loc, Out))
+      return true;
+    if (!NoAlias)
+      return false;
+    ExprP Dst = eigenVariableOf(Target, Pre, "noalias()", /*Writable=*/false);
+    if (!Dst)
+      return true;
     if (lowerEigenAssignment(Dst, K, Op->getArg(1), Pre, Loc))
       Out = Dst;
     return true;
@@ -385,6 +451,10 @@ bool FunctionLowering::lowerEigenExpressionCall(const CallExpr *E,
     return true;
   }
   StringRef Name = M->getIdentifier() ? M->getName() : "";
+  if (Name == "determinant" && MC->getNumArgs() == 0) {
+    Out = lowerEigenDeterminant(Object, E->getType(), Pre, Loc);
+    return true;
+  }
   if (!isEigenReduction(Name, MC->getNumArgs()))
     return false;
   std::unique_ptr<EigenTerm> T = lowerEigenTerm(Object, Pre);

@@ -60,8 +60,13 @@ std::unique_ptr<Function> FunctionLowering::lower(FunctionDecl *FD) {
       // A container is its storage (LowerContainer.cpp): `const double *`
       // unless it is a non-const reference.
       QualType C = T.getNonReferenceType();
-      bool Writable = T->isReferenceType() && !C.isConstQualified();
-      if (!T->isReferenceType() &&
+      // A Map or Ref of non-const writes through to what it views, also
+      // when passed by value.
+      std::optional<EigenShape> Eigen = eigenShape(C);
+      bool WritableView = Eigen && Eigen->View && Eigen->Writable;
+      bool Writable =
+          (T->isReferenceType() && !C.isConstQualified()) || WritableView;
+      if (!T->isReferenceType() && !WritableView &&
           paramMemoryUse(FD, P->getFunctionScopeIndex()).Written) {
         Diags.report(P->getLocation(), Diag::NotSupported)
             << ("writing to parameter '" + P->getNameAsString() +

@@ -352,7 +352,7 @@ bool ReverseBuilder::stmt(const ir::Stmt &S, Sweeps &Out) {
     // values the resize overwrites were never read: nothing to record.
     Out.Fwd.push_back(clone(S));
     if (Var *C = S.LHS->rootVar(); C && Activity.isActive(C))
-      Out.Fwd.push_back(resize(ref(adjointVar(C)), S.RHS, S.Loc));
+      Out.Fwd.push_back(resize(ref(adjointVar(C)), S.RHS, S.Loc, S.Cond));
     return true;
   default:
     Diags.report(S.Loc, Diag::InternalError) << "unexpected statement";

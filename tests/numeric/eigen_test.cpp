@@ -10,6 +10,8 @@
 // forward mode by the dot-product test, and a few against closed forms.
 #include <Eigen/Dense>
 
+#include "eigen_inputs.hpp"
+
 #include <fluxion/check.hpp>
 #include <fluxion/fluxion.hpp>
 
@@ -265,23 +267,11 @@ reproject(const double cam[9], const double X[3], const double obs[2],
 
 namespace {
 
+using eigen_inputs::matrix;
+using eigen_inputs::vec;
+
 using Eigen::MatrixXd;
 using Eigen::VectorXd;
-
-MatrixXd matrix(int r, int c, double s) {
-  MatrixXd m(r, c);
-  for (int i = 0; i < r; ++i)
-    for (int j = 0; j < c; ++j)
-      m(i, j) = std::sin(s + 1.3 * i - 0.7 * j);
-  return m;
-}
-
-VectorXd vec(int n, double s) {
-  VectorXd v(n);
-  for (int i = 0; i < n; ++i)
-    v(i) = std::cos(s + 0.9 * i);
-  return v;
-}
 
 TEST(Eigen, DynamicMatrixCoefficients) {
   MatrixXd A = matrix(3, 3, 0.2);

@@ -16,6 +16,11 @@
 #include <fluxion/algorithm.hpp>
 #include <fluxion/minmax.hpp>
 #include <fluxion/callsite.hpp>
+// The rules of Eigen's solves, when Eigen is included first (else include
+// <fluxion/eigen.hpp> after it).
+#ifdef EIGEN_CORE_H
+#include <fluxion/eigen.hpp>
+#endif
 
 #define FLUXION_VERSION_MAJOR 0
 #define FLUXION_VERSION_MINOR 1

@@ -69,15 +69,21 @@ inline void eigen_same_size(long rows, long cols, long expr_rows,
 
 /// Derivative code of an Eigen expression whose operands' extents are
 /// known at run time only checks that they agree, as Eigen's debug build
-/// does (What: 0 a product's inner extents, 1 rows, 2 columns).
+/// does (What: 0 a product's inner extents, 1 rows, 2 columns, 3 a
+/// solved matrix's rows and columns, 4 the rows of a solve's matrix and
+/// right-hand side).
 inline void eigen_same_extent(long a, long b, int what) {
   if (a == b)
     return;
   static const char *const Names[] = {"a matrix product's inner extents",
                                       "the rows of a sum's operands",
-                                      "the columns of a sum's operands"};
+                                      "the columns of a sum's operands",
+                                      "the rows and columns of a matrix "
+                                      "solved with",
+                                      "the rows of a solve's matrix and "
+                                      "right-hand side"};
   std::fprintf(stderr, "fluxion: %s differ (%ld and %ld) in an Eigen "
-               "expression\n", Names[what < 0 || what > 2 ? 0 : what], a, b);
+               "expression\n", Names[what < 0 || what > 4 ? 0 : what], a, b);
   std::abort();
 }
 

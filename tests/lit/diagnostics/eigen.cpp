@@ -1,8 +1,9 @@
 // Eigen Matrix and Array variables are differentiated as storage plus a
-// shape, expressions over them as coefficient loops. Views (block, head),
-// decompositions, resizing, aliasing products, 'auto' expressions,
-// dynamic-size local matrices, Eigen members of classes and Map/Ref
-// parameters are located errors naming the operation in the user's words
+// shape, expressions over them as coefficient loops, solves by rules.
+// Views (block, head), other decompositions, solves in loops and second
+// derivatives through them, resizing, aliasing products, 'auto' expressions,
+// dynamic-size locals in loops, Eigen members of classes, strided views and
+// Map/Ref locals are located errors naming the operation in the user's words
 // (nothing from inside Eigen's headers).
 // REQUIRES: eigen
 // RUN: not %clangxx %fluxion %eigen -fsyntax-only %s 2>&1 | %FileCheck %s --implicit-check-not=error:
@@ -26,9 +27,27 @@ using namespace Eigen;
   x = A * x;
 }
 
-[[fluxion::grad]] double solve(const Matrix3d &A, const Vector3d &b) {
-  // CHECK: eigen.cpp:[[@LINE+1]]:18: error: fluxion: the operation 'solve' in an Eigen expression is not supported in a differentiated function
-  return A.llt().solve(b).sum();
+[[fluxion::grad]] void shifted(VectorXd &v) {
+  // CHECK: eigen.cpp:[[@LINE+1]]:19: error: fluxion: assigning to a view of 'v' an expression that reads 'v' is not supported in a differentiated function; assign the expression to a local first, then the local to the view
+  v.segment(1, 2) = v.segment(0, 2);
+}
+
+[[fluxion::grad]] double pivoted(const Matrix3d &A, const Vector3d &b) {
+  // CHECK: eigen.cpp:[[@LINE+1]]:24: error: fluxion: a linear solve with 'fullPivLu()' is not supported in a differentiated function; solve with llt(), ldlt(), partialPivLu() or householderQr()
+  return A.fullPivLu().solve(b).sum();
+}
+
+[[fluxion::grad]] double looped(const Matrix3d &A, const Vector3d &b) {
+  double s = 0;
+  for (int k = 0; k < 3; ++k)
+    // CHECK: eigen.cpp:[[@LINE+1]]:28: error: fluxion: a linear solve ('llt().solve') inside a loop is not supported in a differentiated function; compute it before the loop, or in a function of its own called in the loop
+    s += k * b.dot(A.llt().solve(b));
+  return s;
+}
+
+[[fluxion::hessian]] double second(const Matrix3d &A, const Vector3d &b) {
+  // CHECK: eigen.cpp:[[@LINE+1]]:25: error: fluxion: a second derivative (f_hvp, f_hessian) through an Eigen solve, inverse or determinant is not supported in a differentiated function; differentiate the function once (f_grad, f_vjp, f_jvp, f_jacobian)
+  return b.dot(A.ldlt().solve(b));
 }
 
 [[fluxion::grad]] double lazy(const Vector3d &p, const Vector3d &q) {
@@ -51,10 +70,14 @@ using namespace Eigen;
 }
 
 [[fluxion::grad]] double dynamic_local(const VectorXd &x) {
-  // CHECK: eigen.cpp:[[@LINE+1]]:12: error: fluxion: a local dynamic-size Eigen matrix ('MatrixXd' 'M') is not supported in a differentiated function; give it a fixed size, or pass it to the function as a parameter
-  MatrixXd M(3, 3);
-  M(0, 0) = x(0);
-  return M(0, 0);
+  double s = 0;
+  for (int k = 0; k < 2; ++k) {
+    // CHECK: eigen.cpp:[[@LINE+1]]:14: error: fluxion: a local 'MatrixXd' ('M') declared inside a loop is not supported in a differentiated function; declare it before the loop and assign its elements in the loop
+    MatrixXd M(3, 3);
+    M(0, 0) = x(k);
+    s += M(0, 0);
+  }
+  return s;
 }
 
 [[fluxion::grad]] double comma_count(double a) {
@@ -82,8 +105,14 @@ struct Body {
 // CHECK: eigen.cpp:[[@LINE+1]]:3: error: fluxion: cannot generate derivatives of 'energy': parameter 'b' of type 'const Body &' cannot be differentiated yet (member 'p' is a 'Eigen::Matrix<double, 3, 1>': containers inside classes are not followed yet)
 [[fluxion::grad]] double energy(const Body &b) { return b.p(2) * b.m; }
 
-// CHECK: eigen.cpp:[[@LINE+1]]:3: error: fluxion: cannot generate derivatives of 'mapped': parameter 'x' of type 'Map<const VectorXd>' cannot be differentiated yet ('Eigen::Map<const Eigen::Matrix<double, -1, 1>>' is an Eigen view or expression; of Eigen's types only Matrix and Array objects are followed yet); pass its real numbers as a pointer or array parameter of their own
-[[fluxion::grad]] double mapped(Map<const VectorXd> x) { return x(0); }
+// CHECK: eigen.cpp:[[@LINE+1]]:3: error: fluxion: cannot generate derivatives of 'strided': parameter 'A' of type 'const Ref<const MatrixXd> &' cannot be differentiated yet ('Eigen::Ref<const Eigen::Matrix<double, -1, -1>>' is an Eigen view or expression; of Eigen's types only Matrix and Array objects, Maps with the default stride and Refs of vectors are followed yet)
+[[fluxion::grad]] double strided(const Ref<const MatrixXd> &A) { return A(0, 0); }
+
+[[fluxion::grad]] double map_local(const double *x) {
+  // CHECK: eigen.cpp:[[@LINE+1]]:23: error: fluxion: a local Eigen view 'Map<const Vector3d>' ('p') is not supported in a differentiated function; copy the values into a local object ('Eigen::Vector3d p(x[0], x[1], x[2]);'), or take the view as a parameter
+  Map<const Vector3d> p(x);
+  return p.sum();
+}
 
 // What is differentiated compiles.
 [[fluxion::grad]] [[fluxion::jvp]] double fine(const Matrix3d &R,
@@ -99,6 +128,8 @@ struct Body {
   y.noalias() = A * x;
   y = y + x;
   VectorXd r = A.transpose() * y - x;
+  Vector3d z = (R.transpose() * R + Matrix3d::Identity()).llt().solve(v);
+  s += z.dot(v) + A.householderQr().solve(y).sum();
   return s + x.squaredNorm() + x.norm() + x.dot(x) + v.maxCoeff() +
          (R * v - v).norm() + r.sum();
 }

@@ -128,6 +128,7 @@ enum class StmtKind {
   Continue, ///< removed by jump elimination
   Switch,   ///< removed by jump elimination
   Resize    ///< the local container LHS (a VarRef of its storage) gets RHS
+            ///< zeros (a dynamic-size Eigen matrix Cond rows of them)
             ///< zero elements (LowerContainer.cpp)
 };
 
@@ -244,7 +245,10 @@ StmtP pushRange(Var *Tape, ExprP First, ExprP Count);
 StmtP popRange(Var *Tape, ExprP First, ExprP Count);
 StmtP block(Block Body);
 /// Container.assign(Count, 0) for a VarRef of a local container's storage.
-StmtP resize(ExprP Container, ExprP Count, clang::SourceLocation Loc = {});
+/// A dynamic-size Eigen matrix also gets its number of Rows (the Resize's
+/// Cond; its columns are Count / Rows).
+StmtP resize(ExprP Container, ExprP Count, clang::SourceLocation Loc = {},
+             ExprP Rows = nullptr);
 /// Counter = 0; while (Counter < Count) { Body; Counter = Counter + 1; }
 Block countedLoop(clang::ASTContext &Ctx, Var *Counter, int64_t Count,
                   Block Body);

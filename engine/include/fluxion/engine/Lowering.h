@@ -22,6 +22,7 @@
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/SmallPtrSet.h"
 
+#include <functional>
 #include <optional>
 
 namespace fluxion {
@@ -35,6 +36,13 @@ struct EigenShape {
   int64_t Rows = -1, Cols = -1;
   bool RowMajor = false;
   bool IsArray = false;
+  /// A Map or Ref over contiguous coefficients of Plain (a view the engine
+  /// reads and writes like the object); Writable unless it views const.
+  bool View = false;
+  bool Writable = true;
+  /// The Matrix or Array type itself (for a view, the one it views): the
+  /// type of adjoints and tangents (contract v2).
+  clang::QualType Plain;
   /// One dimension fixed at 1: a vector, sized by one number.
   bool isVector() const { return Rows == 1 || Cols == 1; }
 };
@@ -55,15 +63,20 @@ struct EigenTerm {
     CwiseQuotient,
     Function, ///< Fn(A(i, j)), or A(i, j) squared when Fn is null
     Product,  ///< the matrix product A B
-    Block     ///< A(i + RowOffset, j + ColOffset): col, row, block, head,
+    Block,    ///< A(i + RowOffset, j + ColOffset): col, row, block, head,
               ///< tail, segment, read
+    Cross,    ///< A.cross(B) of 3-vectors
+    Max,      ///< A.cwiseMax(B): B where A < B, else A (std::max)
+    Min,      ///< A.cwiseMin(B): B where B < A, else A (std::min)
+    Constant, ///< Value everywhere: T::Zero(), Ones(), Constant(c)
+    Identity  ///< 1 on the diagonal, 0 elsewhere: T::Identity()
   };
   Kind K = Kind::Variable;
   clang::QualType Scalar;
   ir::ExprP Rows, Cols; ///< extents, constants where the types fix them
   ir::ExprP Storage;    ///< Variable
   EigenShape Shape;     ///< Variable
-  ir::ExprP Value;      ///< Scale, DivideByScalar: a local holding the scalar
+  ir::ExprP Value;      ///< Scale, DivideByScalar, Constant: the scalar
   ir::ExprP RowOffset, ColOffset; ///< Block
   clang::FunctionDecl *Fn = nullptr;
   std::unique_ptr<EigenTerm> A, B;
@@ -79,6 +92,15 @@ class FunctionLowering {
 public:
   FunctionLowering(clang::ASTContext &Ctx, DiagReporter &Diags)
       : Ctx(Ctx), Diags(Diags) {}
+
+  /// Finds (instantiating a template) the runtime's fluxion::Name for
+  /// arguments of the given types, as the Differentiator does for the
+  /// calls its builders make; the lowering calls it for operations it
+  /// lowers to runtime calls (Eigen's solves).
+  std::function<clang::FunctionDecl *(llvm::StringRef,
+                                      llvm::ArrayRef<clang::QualType>,
+                                      clang::SourceLocation)>
+      Runtime;
 
   /// Lowers FD (which must have a body). Returns null after reporting errors.
   std::unique_ptr<ir::Function> lower(clang::FunctionDecl *FD);
@@ -185,9 +207,55 @@ private:
   /// Pre. Null after an error.
   std::unique_ptr<EigenTerm> lowerEigenTerm(const clang::Expr *E,
                                             ir::Block &Pre);
+  /// T::Zero(), Ones(), Constant(c), Identity(), with sizes when T is
+  /// dynamic; null (nothing reported) for another static call.
+  std::unique_ptr<EigenTerm> lowerEigenNullary(const clang::CallExpr *CE,
+                                               ir::Block &Pre);
+  /// `A.llt().solve(b)` (and ldlt, partialPivLu, householderQr) and
+  /// `A.inverse()`: operations lowered to runtime calls with rules
+  /// (LowerEigenSolve.cpp).
+  bool isEigenRuleTerm(const clang::Expr *E);
+  /// The result of E (isEigenRuleTerm), a new local written by the
+  /// runtime's call on variables.
+  std::unique_ptr<EigenTerm> lowerEigenRuleTerm(const clang::Expr *E,
+                                                ir::Block &Pre);
+  /// `Object.determinant()`: the runtime's fluxion::determinant.
+  ir::ExprP lowerEigenDeterminant(const clang::Expr *Object,
+                                  clang::QualType ResultType, ir::Block &Pre,
+                                  clang::SourceLocation Loc);
+  /// An operand of such a call: an Eigen variable, or a new local holding
+  /// an expression's value.
+  struct EigenRuleOperand {
+    ir::ExprP Storage;
+    clang::QualType Type;
+    std::unique_ptr<EigenTerm> Term;
+  };
+  bool eigenRuleOperand(const clang::Expr *X, llvm::StringRef Name,
+                        llvm::StringRef What, EigenRuleOperand &Out,
+                        ir::Block &Pre);
+  /// fluxion::Fn(Inputs..., Output) (a void rule writing Output, which it
+  /// returns) or fluxion::Fn(Inputs...) (a value, in a new local).
+  ir::ExprP callEigenRule(llvm::StringRef Fn, llvm::StringRef What,
+                          llvm::ArrayRef<ir::ExprP> Inputs,
+                          llvm::ArrayRef<clang::QualType> InputTypes,
+                          ir::ExprP Output, clang::QualType OutputType,
+                          clang::QualType ResultType, ir::Block &Pre,
+                          clang::SourceLocation Loc);
+  /// The runtime declares fluxion::Fn; else reported for What.
+  bool haveEigenRules(llvm::StringRef Fn, llvm::StringRef What,
+                      clang::SourceLocation Loc);
+  /// A new local Eigen object of type T named Name, of Count coefficients
+  /// when T is dynamic, assigned Value if there is one: its storage. What
+  /// names the operation needing it in errors (a dynamic matrix, a loop).
+  ir::ExprP eigenTemporary(llvm::StringRef Name, clang::QualType T,
+                           const std::unique_ptr<EigenTerm> &Value,
+                           ir::ExprP Count, llvm::StringRef What,
+                           ir::Block &Pre, clang::SourceLocation Loc);
   /// Extents X and Y of an Eigen expression's operands agree: compared
   /// here when both are constants, at run time (appended to Pre)
-  /// otherwise. What: 0 a product's inner extents, 1 rows, 2 columns.
+  /// otherwise. What: 0 a product's inner extents, 1 rows, 2 columns, 3 a
+  /// solved matrix's rows and columns, 4 the rows of a solve's matrix and
+  /// right-hand side.
   bool sameExtent(ir::ExprP X, ir::ExprP Y, int What, ir::Block &Pre,
                   clang::SourceLocation Loc);
   /// Appends to Pre a call of the runtime's check fluxion::Name(Args...);
@@ -202,6 +270,8 @@ private:
   std::unique_ptr<EigenTerm> eigenVariableTerm(ir::ExprP Storage,
                                                const EigenShape &Shape,
                                                clang::SourceLocation Loc);
+  /// The element (an lvalue) at coefficient (I, J) of the variable T.
+  ir::ExprP eigenElement(const EigenTerm &T, ir::ExprP I, ir::ExprP J);
   /// Coefficient (I, J) of T; statements it needs (a product's loop) go to
   /// Body.
   ir::ExprP eigenCoefficient(const EigenTerm &T, ir::ExprP I, ir::ExprP J,
@@ -228,9 +298,19 @@ private:
   /// matrix variable, only coefficient-wise operations above it. Null when
   /// there is none.
   EigenTerm *columnwiseProduct(EigenTerm &R, clang::BinaryOperatorKind Op);
+  /// Dst Op= R, into the view View of Dst (a Block term over Dst's
+  /// variable) when there is one.
   bool assignEigenTerm(ir::ExprP Dst, clang::BinaryOperatorKind Op,
                        const std::unique_ptr<EigenTerm> &R, ir::Block &Pre,
-                       clang::SourceLocation Loc);
+                       clang::SourceLocation Loc,
+                       const EigenTerm *View = nullptr);
+  /// `v.segment(i, n) = e`, `X.col(k) += e` (Op: =, +=, -=), through
+  /// noalias() or not: true if Target is a view of an Eigen variable, with
+  /// Out the variable (null after an error).
+  bool lowerEigenViewAssignment(const clang::Expr *Target,
+                                clang::BinaryOperatorKind Op,
+                                const clang::Expr *Rhs, ir::Block &Pre,
+                                clang::SourceLocation Loc, ir::ExprP &Out);
   /// Reductions and 1x1 results of Eigen expressions, assignments through
   /// noalias(): true if E is one, with Out its lowering.
   bool lowerEigenExpressionCall(const clang::CallExpr *E, ir::Block &Pre,
@@ -369,6 +449,9 @@ bool isDifferentiableRecord(clang::QualType T);
 /// shape with no data): passed through untouched, its methods callable.
 bool isClassWithoutReals(clang::QualType T);
 std::optional<EigenShape> eigenShape(clang::QualType T);
+/// The object type a Map or Ref of type T views, spelled as the user wrote
+/// it where T spells it (`VectorXd` for `Map<const VectorXd>`).
+clang::QualType eigenViewedType(clang::QualType T, const EigenShape &Shape);
 /// Declared in namespace Eigen (or one nested in it): Eigen's objects,
 /// expressions, views and decompositions.
 bool isInEigen(const clang::Decl *D);

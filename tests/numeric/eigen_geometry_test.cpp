@@ -1,0 +1,171 @@
+// Eigen operations of geometry code: cross products, normalized(),
+// cwiseMax/cwiseMin, Zero/Ones/Constant/Identity inside expressions, and
+// fixed-size Eigen and std::array locals declared inside loops (assigned
+// again at each iteration, like local arrays). Every derivative is checked
+// against finite differences (fluxion::check_*), forward mode against
+// reverse mode by the dot-product test, and f_hvp where the function is
+// twice differentiable.
+#include <Eigen/Dense>
+
+#include <fluxion/check.hpp>
+#include <fluxion/fluxion.hpp>
+
+#include <array>
+#include <cmath>
+
+#include <gtest/gtest.h>
+
+namespace geo {
+
+using Eigen::Matrix3d;
+using Eigen::Vector3d;
+using Eigen::VectorXd;
+
+// A triangle's area and its unit normal's tilt.
+[[fluxion::grad]] [[fluxion::jvp]] [[fluxion::hessian]] double
+triangle(const Vector3d &a, const Vector3d &b, const Vector3d &c) {
+  Vector3d n = (b - a).cross(c - a);
+  Vector3d u = n.normalized();
+  return 0.5 * n.norm() + u.z() * u.x() + a.cross(b).dot(c);
+}
+
+// Rodrigues' rotation with cross and normalized, of a row vector too.
+[[fluxion::grad]] [[fluxion::jvp]] double rotate(const Vector3d &w,
+                                                 const Vector3d &p) {
+  double theta = w.norm();
+  Vector3d k = w.normalized();
+  Vector3d q = std::cos(theta) * p + std::sin(theta) * k.cross(p) +
+               (1 - std::cos(theta)) * k.dot(p) * k;
+  Eigen::RowVector3d r = p.transpose().cross(q.transpose());
+  return q.squaredNorm() * q(1) + r.sum();
+}
+
+// Coefficient-wise max and min (hinge, clipping).
+[[fluxion::grad]] [[fluxion::jvp]] double clipped(const VectorXd &x,
+                                                  const VectorXd &y) {
+  VectorXd h = (x - y).cwiseMax(VectorXd::Zero(x.size()));
+  return h.squaredNorm() + x.cwiseMin(y).sum() +
+         (2 * x).cwiseMax(y).cwiseProduct(y).sum();
+}
+
+// Constant matrices inside expressions.
+[[fluxion::grad]] [[fluxion::jvp]] [[fluxion::hessian]] double
+regularised(const Matrix3d &A, const Vector3d &x, double lambda) {
+  Matrix3d M = A.transpose() * A + lambda * Matrix3d::Identity();
+  Vector3d y = (M - Matrix3d::Ones()) * x + Vector3d::Constant(0.5) +
+               Vector3d::Zero();
+  return y.dot(x) + (M + 2 * Matrix3d::Identity()).trace();
+}
+
+// Fixed-size locals declared in loops: assigned again at each iteration,
+// and read by the reverse sweep of the iteration that assigned them.
+[[fluxion::grad]] [[fluxion::jvp]] double springs(const Eigen::Matrix3Xd &P,
+                                                  double k) {
+  double e = 0;
+  for (Eigen::Index i = 0; i + 1 < P.cols(); ++i) {
+    Vector3d d = P.col(i + 1) - P.col(i);
+    Vector3d zeros = Vector3d::Zero();
+    std::array<double, 3> w{};
+    w[0] = d.x() * d.x();
+    w[2] = d.z();
+    double len = d.norm();
+    e += k * (len - 1) * (len - 1) + w[0] * w[1] + w[2] * zeros.sum() +
+         d.cross(P.col(i)).squaredNorm();
+  }
+  return e;
+}
+
+[[fluxion::grad]] [[fluxion::jvp]] double arrays_in_loop(const double *x,
+                                                         int n) {
+  double s = 0;
+  for (int i = 0; i + 2 < n; ++i) {
+    std::array<double, 3> t = {x[i], x[i + 1] * x[i + 2]};
+    s += t[0] * t[1] + std::sin(t[2] + t[0]);
+  }
+  return s;
+}
+
+} // namespace geo
+
+namespace {
+
+using Eigen::Matrix3d;
+using Eigen::Vector3d;
+using Eigen::VectorXd;
+
+TEST(EigenGeometry, CrossAndNormalized) {
+  Vector3d a(0.3, -0.4, 1.2), b(-0.7, 0.2, 0.5), c(0.1, 0.9, -0.3);
+  auto G = fluxion::check_gradient(geo::triangle, geo::triangle_grad, a, b, c);
+  EXPECT_TRUE(G.ok()) << G;
+  auto J = fluxion::check_jvp(geo::triangle, geo::triangle_jvp, a, b, c);
+  EXPECT_TRUE(J.ok()) << J;
+  auto H = fluxion::check_hvp(geo::triangle, geo::triangle_hvp, a, b, c);
+  EXPECT_TRUE(H.ok()) << H;
+  // Closed form: the area and the tilt do not change when the three
+  // points move together, so the sum of the three derivatives is that of
+  // the triple product (a x b) . c: b x c + c x a + a x b.
+  Vector3d da = Vector3d::Zero(), db = Vector3d::Zero(), dc = Vector3d::Zero();
+  geo::triangle_grad(a, b, c, &da, &db, &dc);
+  Vector3d Expected = b.cross(c) + c.cross(a) + a.cross(b);
+  EXPECT_LT((da + db + dc - Expected).norm(), 1e-12);
+}
+
+TEST(EigenGeometry, RodriguesAndRowCross) {
+  Vector3d w(0.2, -0.5, 0.3), p(1.0, 2.0, -0.5);
+  auto G = fluxion::check_gradient(geo::rotate, geo::rotate_grad, w, p);
+  EXPECT_TRUE(G.ok()) << G;
+  auto J = fluxion::check_jvp(geo::rotate, geo::rotate_jvp, w, p);
+  EXPECT_TRUE(J.ok()) << J;
+}
+
+TEST(EigenGeometry, CwiseMaxMin) {
+  VectorXd x(5), y(5);
+  x << 0.3, -1.2, 0.8, 2.0, -0.1;
+  y << -0.5, 0.4, 0.1, 1.1, 0.7;
+  auto G = fluxion::check_gradient(geo::clipped, geo::clipped_grad, x, y);
+  EXPECT_TRUE(G.ok()) << G;
+  auto J = fluxion::check_jvp(geo::clipped, geo::clipped_jvp, x, y);
+  EXPECT_TRUE(J.ok()) << J;
+  // At a tie the derivative follows std::max's choice, the first argument.
+  VectorXd t = VectorXd::Constant(5, 0.5), dx = VectorXd::Zero(5),
+           dy = VectorXd::Zero(5);
+  geo::clipped_grad(t, t, &dx, &dy);
+  // h = max(0, 0) = 0 (no derivative); min(x, y) -> x; max(2x, y) -> 2x.
+  EXPECT_NEAR(dx(0), 1 + 2 * 0.5, 1e-15);
+  EXPECT_NEAR(dy(0), 2 * 0.5, 1e-15);
+}
+
+TEST(EigenGeometry, ConstantsInExpressions) {
+  Matrix3d A;
+  A << 1, 0.2, -0.3, 0.4, 1.5, 0.1, -0.2, 0.3, 0.8;
+  Vector3d x(0.5, -1.0, 2.0);
+  auto G = fluxion::check_gradient(geo::regularised, geo::regularised_grad, A,
+                                   x, 0.3);
+  EXPECT_TRUE(G.ok()) << G;
+  auto J = fluxion::check_jvp(geo::regularised, geo::regularised_jvp, A, x,
+                              0.3);
+  EXPECT_TRUE(J.ok()) << J;
+  auto H = fluxion::check_hvp(geo::regularised, geo::regularised_hvp, A, x,
+                              0.3);
+  EXPECT_TRUE(H.ok()) << H;
+}
+
+TEST(EigenGeometry, FixedSizeLocalsInLoops) {
+  Eigen::Matrix3Xd P(3, 5);
+  for (int j = 0; j < 5; ++j)
+    P.col(j) = Vector3d(std::sin(j), std::cos(1.3 * j), 0.4 * j);
+  auto G = fluxion::check_gradient(geo::springs, geo::springs_grad, P, 2.5);
+  EXPECT_TRUE(G.ok()) << G;
+  auto J = fluxion::check_jvp(geo::springs, geo::springs_jvp, P, 2.5);
+  EXPECT_TRUE(J.ok()) << J;
+  double x[7] = {0.3, -0.2, 0.9, 1.1, -0.4, 0.6, 0.25};
+  auto A = fluxion::check_gradient(geo::arrays_in_loop,
+                                   geo::arrays_in_loop_grad,
+                                   fluxion::span(x, 7), 7);
+  EXPECT_TRUE(A.ok()) << A;
+  auto AJ = fluxion::check_jvp(geo::arrays_in_loop, geo::arrays_in_loop_jvp,
+                               fluxion::span(x, 7), 7);
+  EXPECT_TRUE(AJ.ok()) << AJ;
+}
+
+} // namespace
