@@ -1,8 +1,12 @@
 // The gradient of a two-layer perceptron written with Eigen (the loss of
 // examples/eigen_mlp.cpp): Fluxion's f_grad against the adjoint a careful
 // Eigen user writes by hand (the same products, run by Eigen's kernels),
-// and the primal for the gradient / primal ratio. Both gradients are
-// compared before timing. Arguments: inputs, hidden units, outputs, batch.
+// and the primal for the gradient / primal ratio; and, where Ceres' headers
+// are found, ceres::Jet (operator overloading, eigen_mlp_jet.cpp). Every
+// gradient is compared with the hand-written one before timing. Arguments:
+// inputs, hidden units, outputs, batch.
+#include "eigen_mlp_problem.hpp"
+
 #include <Eigen/Dense>
 
 #include <fluxion/fluxion.hpp>
@@ -57,28 +61,7 @@ double manual_grad(const MatrixXd &W1, const VectorXd &b1, const MatrixXd &W2,
   return total * Scale;
 }
 
-struct Problem {
-  MatrixXd W1, W2, X, Y;
-  VectorXd b1, b2;
-  Problem(int In, int Hidden, int Out, int Batch)
-      : W1(Hidden, In), W2(Out, Hidden), X(In, Batch), Y(Out, Batch),
-        b1(Hidden), b2(Out) {
-    for (int i = 0; i < Hidden; ++i) {
-      for (int j = 0; j < In; ++j)
-        W1(i, j) = 0.3 * std::sin(1.3 * i + 0.7 * j + 0.1) / std::sqrt(In);
-      for (int k = 0; k < Out; ++k)
-        W2(k, i) = 0.3 * std::cos(0.9 * i - 0.5 * k) / std::sqrt(Hidden);
-      b1(i) = 0.01 * i;
-    }
-    b2.setConstant(0.1);
-    for (int s = 0; s < Batch; ++s) {
-      for (int j = 0; j < In; ++j)
-        X(j, s) = std::sin(0.6 * s + 1.1 * j);
-      for (int k = 0; k < Out; ++k)
-        Y(k, s) = std::cos(0.3 * s - 0.2 * k);
-    }
-  }
-};
+using Problem = MlpProblem;
 
 Problem make(const benchmark::State &State) {
   return Problem(int(State.range(0)), int(State.range(1)),
@@ -137,6 +120,33 @@ void BM_Manual(benchmark::State &State) {
   }
 }
 
+#ifdef FLUXION_BENCH_JET
+/// Ceres' Jet: its gradient agrees with the hand-written one (else abort).
+void BM_Jet(benchmark::State &State) {
+  Problem P = make(State);
+  MatrixXd d1 = MatrixXd::Zero(P.W1.rows(), P.W1.cols()),
+           d2 = MatrixXd::Zero(P.W2.rows(), P.W2.cols());
+  VectorXd e1 = VectorXd::Zero(P.b1.size()), e2 = VectorXd::Zero(P.b2.size());
+  MatrixXd m1 = d1, m2 = d2;
+  VectorXd n1 = e1, n2 = e2;
+  double l1 = jet_gradient(P, d1, e1, d2, e2);
+  double l2 = manual_grad(P.W1, P.b1, P.W2, P.b2, P.X, P.Y, m1, n1, m2, n2);
+  double Err = std::abs(l1 - l2) + (d1 - m1).norm() + (d2 - m2).norm() +
+               (e1 - n1).norm() + (e2 - n2).norm();
+  if (!(Err < 1e-9 * (1 + m1.norm() + m2.norm()))) {
+    std::fprintf(stderr, "eigen_mlp: Jet gradient differs by %g\n", Err);
+    std::abort();
+  }
+  for (auto _ : State) {
+    d1.setZero();
+    d2.setZero();
+    e1.setZero();
+    e2.setZero();
+    benchmark::DoNotOptimize(jet_gradient(P, d1, e1, d2, e2));
+  }
+}
+#endif
+
 void Sizes(benchmark::internal::Benchmark *B) {
   B->Args({4, 8, 2, 32})->Args({16, 32, 4, 32})->Args({64, 128, 10, 64});
 }
@@ -146,4 +156,8 @@ void Sizes(benchmark::internal::Benchmark *B) {
 BENCHMARK(BM_Primal)->Apply(Sizes);
 BENCHMARK(BM_Fluxion)->Apply(Sizes);
 BENCHMARK(BM_Manual)->Apply(Sizes);
+#ifdef FLUXION_BENCH_JET
+// One Jet per weight: the two smaller problems (58 and 676 weights).
+BENCHMARK(BM_Jet)->Args({4, 8, 2, 32})->Args({16, 32, 4, 32});
+#endif
 BENCHMARK_MAIN();

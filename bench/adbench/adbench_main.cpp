@@ -172,6 +172,17 @@ void register_ba(const std::string &name, const BaInput &in, bool fd) {
       benchmark::ClobberMemory();
     }
   });
+#ifdef FLUXION_ADBENCH_EIGEN
+  add(name + "/fluxion_eigen", [&in, p](benchmark::State &st) {
+    std::vector<double> e(2 * p), w(p);
+    BaJacobian J;
+    J.resize(p);
+    for (auto _ : st) {
+      ba_fluxion_eigen_jacobian(in, e.data(), w.data(), J);
+      benchmark::ClobberMemory();
+    }
+  });
+#endif
   add(name + "/manual", [&in, p](benchmark::State &st) {
     std::vector<double> e(2 * p), w(p);
     BaJacobian J;

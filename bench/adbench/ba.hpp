@@ -53,6 +53,12 @@ void ba_objective(const BaInput &in, double *reproj_err, double *w_err);
 /// Fluxion (ba.cpp): one generated f_jacobian per observation.
 void ba_fluxion_jacobian(const BaInput &in, double *reproj_err, double *w_err,
                          BaJacobian &J);
+#ifdef FLUXION_ADBENCH_EIGEN
+/// Fluxion on the residual written with Eigen's fixed-size types
+/// (ba_eigen.cpp).
+void ba_fluxion_eigen_jacobian(const BaInput &in, double *reproj_err,
+                               double *w_err, BaJacobian &J);
+#endif
 /// Hand-written (ba_manual.cpp): one forward sweep and two reverse sweeps
 /// per observation.
 void ba_manual_jacobian(const BaInput &in, double *reproj_err, double *w_err,

@@ -112,6 +112,15 @@ bool check_ba(const std::string &name, const BaInput &in, int fd_observations) {
   ok &= check(name + " weight res.", wm, "manual", w0, "primal", 1e-14);
   ok &= check(name + " Jacobian", Jf.flat(), "fluxion", Jm.flat(), "manual",
               AdTol);
+#ifdef FLUXION_ADBENCH_EIGEN
+  std::vector<double> eE(2 * p), wE(p);
+  BaJacobian JE;
+  JE.resize(p);
+  ba_fluxion_eigen_jacobian(in, eE.data(), wE.data(), JE);
+  ok &= check(name + " residuals", eE, "fluxion_eigen", e0, "primal", 1e-14);
+  ok &= check(name + " Jacobian", JE.flat(), "fluxion_eigen", Jm.flat(),
+              "manual", AdTol);
+#endif
 #ifdef FLUXION_ADBENCH_ADOLC
   std::vector<double> ea(2 * p), wa(p);
   BaJacobian Ja;
