@@ -421,7 +421,10 @@ class Generator:
                  '%s.mean()' % n, '(%s.array() * %s.array()).sum()' % (n, b.name),
                  '(%s - 0.5 * %s).squaredNorm()' % (n, b.name),
                  '(%s.array().square() + %s.array()).sum()' % (n, b.name),
-                 '%s.cwiseProduct(%s).mean()' % (n, b.name)]
+                 '%s.cwiseProduct(%s).mean()' % (n, b.name),
+                 '%s.cwiseMax(%s).sum()' % (n, b.name),
+                 '%s.cwiseMin(%s).dot(%s)' % (n, b.name, n),
+                 '%s.normalized().dot(%s)' % (n, b.name)]
         return self.erng.choice(forms), a.t
 
     def leaf(self, sc):
