@@ -312,6 +312,11 @@ bool Differentiator::checkAnnotation(FunctionDecl *FD, const Annotation &A,
                 "respect to");
   }
   QualType R = FD->getReturnType();
+  if (!R->isReferenceType() && eigenShape(R))
+    return Fail("it returns an Eigen object ('" + R.getAsString() +
+                "'), which annotated functions cannot do yet (callees "
+                "can); write the result into an output parameter ('" +
+                R.getUnqualifiedType().getAsString() + " &out')");
   if (returnsObject(FD)) {
     if (A.K != Annotation::Kind::Grad && A.K != Annotation::Kind::Jvp)
       return Fail("it returns an object ('" + R.getAsString() + "'); [[" +

@@ -93,11 +93,25 @@ std::string viewIdentifier(const FunctionDecl *FD) {
   return std::string("operator_") + operatorWord(FD->getOverloadedOperator());
 }
 
+/// A fixed-size Eigen Matrix or Array returned by value: written through
+/// a `T &result` parameter of the view, sized by its type.
+static bool returnsFixedEigen(QualType Ret) {
+  if (Ret->isReferenceType())
+    return false;
+  std::optional<EigenShape> S = eigenShape(Ret);
+  return S && !S->View && containerFixedSize(Ret) &&
+         S->Scalar->isRealFloatingType();
+}
+
 bool needsView(const FunctionDecl *FD) {
   // Operators get a view for its name (operator_plus_fwd, not operator+_fwd).
+  // An Eigen object of dynamic size is not returned through a view: the
+  // caller could not size the object the view writes.
+  QualType Ret = FD->getReturnType();
   return isInstanceMethod(FD) || FD->isOverloadedOperator() ||
-         (!FD->getReturnType()->isReferenceType() &&
-          isDifferentiableRecord(FD->getReturnType()));
+         (!Ret->isReferenceType() && isDifferentiableRecord(Ret) &&
+          !eigenShape(Ret)) ||
+         returnsFixedEigen(Ret);
 }
 
 FunctionDecl *viewOf(const FunctionDecl *FD) {
@@ -114,7 +128,14 @@ FunctionDecl *viewOf(const FunctionDecl *FD) {
     Params.push_back({M->getThisType(), &Ctx.Idents.get("self")});
   }
   QualType Ret = FD->getReturnType();
-  if (!Ret->isReferenceType() && isDifferentiableRecord(Ret)) {
+  if (returnsFixedEigen(Ret)) {
+    // An Eigen object is a container: an output reference parameter.
+    Info->Result = true;
+    Params.push_back({Ctx.getLValueReferenceType(Ret.getUnqualifiedType()),
+                      &Ctx.Idents.get("result")});
+    Ret = Ctx.VoidTy;
+  } else if (!Ret->isReferenceType() && isDifferentiableRecord(Ret) &&
+             !eigenShape(Ret)) {
     Info->Result = true;
     Params.push_back({Ctx.getPointerType(Ret.getUnqualifiedType()),
                       &Ctx.Idents.get("result")});

@@ -23,6 +23,7 @@
 // variables (members, elements of other containers) are located errors.
 //
 //===----------------------------------------------------------------------===//
+#include "EigenLowering.h"
 #include "fluxion/engine/Lowering.h"
 
 #include "clang/AST/ASTContext.h"
@@ -360,6 +361,25 @@ ExprP FunctionLowering::lowerContainerArg(const clang::Expr *A, QualType ParamTy
   }
   if (!L && usesPoisoned(A))
     return nullptr;
+  // An Eigen expression (a callee's result, `p - q`, `P.col(i)`) passed to
+  // a parameter that only reads it: evaluated into a new local, as C++
+  // binds it to a temporary.
+  bool ReadOnlyParam = !ParamTy->isReferenceType() ||
+                       ParamTy.getNonReferenceType().isConstQualified();
+  QualType PT = ParamTy.getNonReferenceType().getUnqualifiedType();
+  if (!L && ReadOnlyParam && eigenShape(PT) && !eigenShape(PT)->View &&
+      eigenNamespaceType(bare(Src)->getType())) {
+    std::unique_ptr<EigenTerm> T = lowerEigenTerm(Src, Pre);
+    if (!T)
+      return nullptr;
+    ExprP Temp = eigenTemporary(
+        "_arg", PT, T, ir::mul(T->Rows, T->Cols, Ctx.getPointerDiffType()),
+        "passing an Eigen expression to a function", Pre, A->getExprLoc());
+    if (!Temp)
+      return nullptr;
+    QualType Elem = Temp->Ty->getPointeeType();
+    return ir::cast(Ctx.getPointerType(Elem.withConst()), Temp);
+  }
   Diags.report(A->getExprLoc(), Diag::NotSupported)
       << ("passing a '" +
           ParamTy.getNonReferenceType().getUnqualifiedType().getAsString() +

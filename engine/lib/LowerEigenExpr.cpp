@@ -33,6 +33,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "EigenLowering.h"
+#include "fluxion/engine/FunctionViews.h"
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/DeclCXX.h"
@@ -335,6 +336,18 @@ FunctionLowering::lowerEigenTerm(const clang::Expr *E, ir::Block &Pre) {
 
   if (isEigenRuleTerm(E))
     return lowerEigenRuleTerm(E, Pre);
+  // A function of the user's returning a fixed-size Eigen object: its
+  // view writes a new local (LowerExpr.cpp, lowerCall), read as a variable.
+  if (const auto *CE = dyn_cast<CallExpr>(E);
+      CE && CE->getDirectCallee() && !isInEigen(CE->getDirectCallee()) &&
+      needsView(CE->getDirectCallee()) &&
+      eigenShape(CE->getDirectCallee()->getReturnType())) {
+    ExprP Storage = lowerCall(CE, Pre);
+    if (!Storage)
+      return nullptr;
+    return eigenVariableTerm(Storage, *eigenShape(Storage->V->Origin->getType()),
+                             Loc);
+  }
   if (const auto *MC = dyn_cast<CXXMemberCallExpr>(E)) {
     const CXXMethodDecl *M = MC->getMethodDecl();
     StringRef Name = M && M->getIdentifier() ? M->getName() : "";
@@ -485,13 +498,14 @@ FunctionLowering::lowerEigenTerm(const clang::Expr *E, ir::Block &Pre) {
           return Made;
       if (isInEigen(FD))
         return Unsupported("the call of '" + FD->getNameAsString() + "'");
-      // A function of the user's returning an Eigen object.
+      // A function of the user's returning an Eigen object of dynamic
+      // size (fixed-size ones are handled above).
       if (!usesPoisoned(E))
         Diags.report(Loc, Diag::NotSupported)
             << ("calling '" + FD->getNameAsString() +
-                "' (a function returning an Eigen object)")
+                "' (a function returning an Eigen object of dynamic size)")
             << "let it write the result into an output parameter "
-               "('Eigen::VectorXd &out')";
+               "('Eigen::VectorXd &out'), or return a fixed-size type";
       return nullptr;
     }
   return Unsupported("this kind of operand");

@@ -69,13 +69,13 @@ ExprP FunctionLowering::eigenTemporary(StringRef Name, QualType T,
                                        ir::Block &Pre, SourceLocation Loc) {
   std::optional<EigenShape> Shape = eigenShape(T);
   std::optional<uint64_t> Fixed = containerFixedSize(T);
-  if (!Shape || (!Fixed && !Shape->isVector())) {
+  // A dynamic-size matrix takes its rows from the value it is given.
+  bool DynamicMatrix = Shape && !Fixed && !Shape->isVector();
+  if (!Shape || (DynamicMatrix && !Value)) {
     Diags.report(Loc, Diag::NotSupported)
-        << (What + " whose operand or result is a matrix of dynamic size "
-                   "that is not a variable")
-               .str()
-        << "pass the matrix to the function as a parameter, solve for one "
-           "vector at a time, or give the matrices fixed sizes";
+        << (What + " whose result is a matrix of dynamic size").str()
+        << "solve for one vector at a time, or give the matrices fixed "
+           "sizes";
     return nullptr;
   }
   if (LoopDepth && !Fixed) {
@@ -98,7 +98,10 @@ ExprP FunctionLowering::eigenTemporary(StringRef Name, QualType T,
   if (!Fixed)
     Pre.push_back(ir::resize(
         Storage,
-        materialize(ir::cast(Ctx.getSizeType(), Count), Pre, "_n", Loc), Loc));
+        materialize(ir::cast(Ctx.getSizeType(), Count), Pre, "_n", Loc), Loc,
+        DynamicMatrix ? materialize(ir::cast(Ctx.getSizeType(), Value->Rows),
+                                    Pre, "_rows", Loc)
+                      : nullptr));
   if (Value && !assignEigenTerm(Storage, BO_Assign, Value, Pre, Loc))
     return nullptr;
   return Storage;

@@ -358,6 +358,32 @@ bool FunctionLowering::lowerEigenViewAssignment(const clang::Expr *Target,
   return true;
 }
 
+bool FunctionLowering::lowerEigenReturn(const clang::Expr *V,
+                                        ir::Block &Out) {
+  SourceLocation Loc = V->getExprLoc();
+  ExprP Dst = ir::ref(Result, Loc);
+  // `return Vector3d(x, y, z);`: one assignment per coefficient.
+  if (const auto *CE = dyn_cast<CXXConstructExpr>(bare(V))) {
+    std::optional<uint64_t> N = containerFixedSize(CE->getType());
+    if (N && CE->getNumArgs() == *N && *N > 1 &&
+        llvm::all_of(CE->arguments(), [](const clang::Expr *A) {
+          return A->getType()->isArithmeticType();
+        })) {
+      QualType Elem = Result->Type->getPointeeType();
+      for (unsigned I = 0; I < *N; ++I) {
+        ExprP Value = lowerExpr(CE->getArg(I), Out);
+        if (!Value)
+          return false;
+        Out.push_back(ir::assign(
+            ir::index(Dst, ir::intConst(Ctx.getSizeType(), I), Elem),
+            convertResult(Value, Elem, Out), BO_Assign, Loc));
+      }
+      return true;
+    }
+  }
+  return lowerEigenAssignment(Dst, BO_Assign, V, Out, Loc);
+}
+
 EigenTerm *FunctionLowering::columnwiseProduct(EigenTerm &R,
                                                BinaryOperatorKind Op) {
   // The one product of the tree, reached from the root through
@@ -451,6 +477,37 @@ bool FunctionLowering::lowerEigenExpressionCall(const CallExpr *E,
     return true;
   }
   StringRef Name = M->getIdentifier() ? M->getName() : "";
+  // A coefficient of an expression's value (`a.cross(b).z()`, `f(x)(1)`):
+  // read where it is, once.
+  bool Axis = MC->getNumArgs() == 0 && Name.size() == 1 &&
+              StringRef("xyzw").contains(Name);
+  bool Indexed = (Name == "coeff" || M->getOverloadedOperator() == OO_Call ||
+                  M->getOverloadedOperator() == OO_Subscript) &&
+                 (MC->getNumArgs() == 1 || MC->getNumArgs() == 2);
+  if (Axis || Indexed) {
+    std::unique_ptr<EigenTerm> T = lowerEigenTerm(Object, Pre);
+    if (!T)
+      return true;
+    QualType IndexTy = Ctx.getPointerDiffType();
+    llvm::SmallVector<ExprP, 2> Ix;
+    if (Axis)
+      Ix.push_back(ir::intConst(IndexTy, StringRef("xyzw").find(Name[0])));
+    for (const clang::Expr *A : MC->arguments()) {
+      ExprP X = lowerExpr(A, Pre);
+      if (!X)
+        return true;
+      Ix.push_back(ir::cast(IndexTy, X));
+    }
+    ExprP Zero = ir::intConst(IndexTy, 0);
+    ExprP I = Ix[0], J = Ix.size() == 2 ? Ix[1] : Zero;
+    if (Ix.size() == 1 && T->Rows->isOne()) // a row vector's one index
+      std::swap(I, J);
+    if (ExprP C = eigenCoefficient(*T, I, J, Pre))
+      Out = materialize(
+          ir::cast(E->getType().getNonReferenceType().getUnqualifiedType(), C),
+          Pre, "_coef", Loc);
+    return true;
+  }
   if (Name == "determinant" && MC->getNumArgs() == 0) {
     Out = lowerEigenDeterminant(Object, E->getType(), Pre, Loc);
     return true;

@@ -870,11 +870,23 @@ ExprP FunctionLowering::lowerCall(const CallExpr *E, Block &Pre,
   }
   // An object result goes to a new temporary, an lvalue like a variable.
   ExprP ResultObject;
+  bool EigenResult = false;
   if (View && View->Result) {
     QualType RT = Target->getReturnType().getUnqualifiedType();
-    Var *T = F->makeVar(Var::Kind::Local, "_" + viewIdentifier(Target), RT);
-    F->Locals.push_back(T);
-    ResultObject = ref(T, E->getExprLoc());
+    if (eigenShape(RT) && containerFixedSize(RT)) {
+      // A fixed-size Eigen object: a new local (its storage), passed to
+      // the view's `T &result`.
+      EigenResult = true;
+      ResultObject = eigenTemporary(
+          "_" + viewIdentifier(Target), RT, nullptr, nullptr,
+          "calling '" + Target->getNameAsString() + "'", Pre, E->getExprLoc());
+      if (!ResultObject)
+        return nullptr;
+    } else {
+      Var *T = F->makeVar(Var::Kind::Local, "_" + viewIdentifier(Target), RT);
+      F->Locals.push_back(T);
+      ResultObject = ref(T, E->getExprLoc());
+    }
   }
   llvm::SmallVector<ExprP, 4> Args;
   if (View && View->Self) {
@@ -890,8 +902,10 @@ ExprP FunctionLowering::lowerCall(const CallExpr *E, Block &Pre,
     Args.push_back(L);
   }
   if (View && View->Result)
-    Args.push_back(addressOf(
-        ResultObject, Callee->getParamDecl(View->Self)->getType()));
+    Args.push_back(EigenResult
+                       ? ResultObject
+                       : addressOf(ResultObject,
+                                   Callee->getParamDecl(View->Self)->getType()));
   if (!lowerArguments(Callee, ArgExprs, Args, Pre, E->getExprLoc()))
     return nullptr;
   bool NoValue = ForEffect || (View && View->Result);

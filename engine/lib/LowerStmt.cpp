@@ -972,6 +972,14 @@ bool FunctionLowering::lowerSwitch(const SwitchStmt *S, Block &Out) {
 
 bool FunctionLowering::lowerReturn(const ReturnStmt *S, Block &Out) {
   auto R = std::make_unique<ir::Stmt>(StmtKind::Return, S->getReturnLoc());
+  if (const Expr *V = S->getRetValue(); V && Result &&
+                                         isContainerStorageVar(Result)) {
+    // A fixed-size Eigen result is assigned to `result` (FunctionViews.h).
+    if (!lowerEigenReturn(V, Out))
+      return false;
+    Out.push_back(std::move(R));
+    return true;
+  }
   if (const Expr *V = S->getRetValue(); V && Result) {
     // An object result initialises *result (FunctionViews.h).
     QualType Ty = Result->Type->getPointeeType();

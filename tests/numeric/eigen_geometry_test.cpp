@@ -1,7 +1,8 @@
 // Eigen operations of geometry code: cross products, normalized(),
-// cwiseMax/cwiseMin, Zero/Ones/Constant/Identity inside expressions, and
+// cwiseMax/cwiseMin, Zero/Ones/Constant/Identity inside expressions,
 // fixed-size Eigen and std::array locals declared inside loops (assigned
-// again at each iteration, like local arrays). Every derivative is checked
+// again at each iteration, like local arrays), and callees returning
+// fixed-size Eigen objects, called with expressions as arguments. Every derivative is checked
 // against finite differences (fluxion::check_*), forward mode against
 // reverse mode by the dot-product test, and f_hvp where the function is
 // twice differentiable.
@@ -81,6 +82,34 @@ regularised(const Matrix3d &A, const Vector3d &x, double lambda) {
   for (int i = 0; i + 2 < n; ++i) {
     std::array<double, 3> t = {x[i], x[i + 1] * x[i + 2]};
     s += t[0] * t[1] + std::sin(t[2] + t[0]);
+  }
+  return s;
+}
+
+// Helpers returning fixed-size Eigen objects, as geometry code writes them
+// (each called with expressions as arguments: evaluated into temporaries).
+Vector3d rotated(const Vector3d &w, const Vector3d &p) {
+  double theta = w.norm();
+  Vector3d k = w / theta;
+  return std::cos(theta) * p + std::sin(theta) * k.cross(p) +
+         (1 - std::cos(theta)) * k.dot(p) * k;
+}
+
+Eigen::Vector2d projected(const Vector3d &p) {
+  return Eigen::Vector2d(p.x() / p.z(), p.y() / p.z());
+}
+
+Matrix3d outer(const Vector3d &a, const Vector3d &b) {
+  Matrix3d M = a * b.transpose();
+  return M;
+}
+
+[[fluxion::grad]] [[fluxion::jvp]] [[fluxion::hessian]] double
+reprojected(const Vector3d &w, const Vector3d &t, const Eigen::Matrix3Xd &P) {
+  double s = outer(w, t).trace();
+  for (Eigen::Index i = 0; i < P.cols(); ++i) {
+    Eigen::Vector2d uv = projected(rotated(w, P.col(i)) + t);
+    s += uv.squaredNorm() + projected(t - P.col(i)).x();
   }
   return s;
 }
@@ -166,6 +195,22 @@ TEST(EigenGeometry, FixedSizeLocalsInLoops) {
   auto AJ = fluxion::check_jvp(geo::arrays_in_loop, geo::arrays_in_loop_jvp,
                                fluxion::span(x, 7), 7);
   EXPECT_TRUE(AJ.ok()) << AJ;
+}
+
+TEST(EigenGeometry, CalleesReturningEigenObjects) {
+  Vector3d w(0.2, -0.5, 0.3), t(0.1, 0.4, 4.0);
+  Eigen::Matrix3Xd P(3, 4);
+  for (int j = 0; j < 4; ++j)
+    P.col(j) = Vector3d(std::sin(j), std::cos(1.3 * j), 0.5 + 0.2 * j);
+  auto G = fluxion::check_gradient(geo::reprojected, geo::reprojected_grad, w,
+                                   t, P);
+  EXPECT_TRUE(G.ok()) << G;
+  auto J =
+      fluxion::check_jvp(geo::reprojected, geo::reprojected_jvp, w, t, P);
+  EXPECT_TRUE(J.ok()) << J;
+  auto H =
+      fluxion::check_hvp(geo::reprojected, geo::reprojected_hvp, w, t, P);
+  EXPECT_TRUE(H.ok()) << H;
 }
 
 } // namespace

@@ -293,6 +293,9 @@ private:
   bool lowerEigenAssignment(ir::ExprP Dst, clang::BinaryOperatorKind Op,
                             const clang::Expr *Rhs, ir::Block &Pre,
                             clang::SourceLocation Loc);
+  /// `return e;` in a view of a function returning a fixed-size Eigen
+  /// object: e assigned to the view's `result` (FunctionViews.h).
+  bool lowerEigenReturn(const clang::Expr *V, ir::Block &Out);
   /// The one matrix product of R that an assignment (Op) can accumulate
   /// column by column into its destination: its left factor a column-major
   /// matrix variable, only coefficient-wise operations above it. Null when
