@@ -22,6 +22,9 @@ bool eigenNamespaceType(clang::QualType T);
 /// E without what Clang wraps around Eigen temporaries (copies,
 /// materialisations, evaluations into plain temporaries).
 const clang::Expr *bare(const clang::Expr *E);
+/// What namespace fluxion declares under NAME (functions, templates).
+clang::DeclContextLookupResult runtimeLookup(clang::ASTContext &Ctx,
+                                             llvm::StringRef Name);
 /// fluxion::NAME, a function of the runtime; null if it is not declared.
 clang::FunctionDecl *runtimeFunction(clang::ASTContext &Ctx,
                                      llvm::StringRef Name);

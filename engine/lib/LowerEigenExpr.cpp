@@ -126,13 +126,20 @@ const clang::Expr *bare(const clang::Expr *E) {
   }
 }
 
-FunctionDecl *runtimeFunction(ASTContext &Ctx, StringRef Name) {
+DeclContextLookupResult runtimeLookup(ASTContext &Ctx, StringRef Name) {
   for (NamedDecl *NS :
        Ctx.getTranslationUnitDecl()->lookup(&Ctx.Idents.get("fluxion")))
     if (auto *N = dyn_cast<NamespaceDecl>(NS))
-      for (NamedDecl *ND : N->lookup(&Ctx.Idents.get(Name)))
-        if (auto *FD = dyn_cast<FunctionDecl>(ND))
-          return FD;
+      if (DeclContextLookupResult R = N->lookup(&Ctx.Idents.get(Name));
+          !R.empty())
+        return R;
+  return {};
+}
+
+FunctionDecl *runtimeFunction(ASTContext &Ctx, StringRef Name) {
+  for (NamedDecl *ND : runtimeLookup(Ctx, Name))
+    if (auto *FD = dyn_cast<FunctionDecl>(ND))
+      return FD;
   return nullptr;
 }
 

@@ -28,16 +28,6 @@ namespace fluxion {
 using ir::ExprP;
 using ir::Var;
 
-/// fluxion::Name is declared (a function or a function template).
-static bool declaredInRuntime(ASTContext &Ctx, StringRef Name) {
-  for (NamedDecl *NS :
-       Ctx.getTranslationUnitDecl()->lookup(&Ctx.Idents.get("fluxion")))
-    if (auto *N = dyn_cast<NamespaceDecl>(NS))
-      if (!N->lookup(&Ctx.Idents.get(Name)).empty())
-        return true;
-  return false;
-}
-
 /// The runtime function solving with the decomposition Eigen's method
 /// Name makes; empty for a decomposition without rules.
 static StringRef solveFunction(StringRef Name) {
@@ -130,7 +120,7 @@ bool FunctionLowering::eigenRuleOperand(const clang::Expr *X, StringRef Name,
   return Out.Storage != nullptr;
 }
 
-ExprP FunctionLowering::callEigenRule(StringRef Fn, StringRef What,
+ExprP FunctionLowering::callEigenRule(StringRef Fn,
                                       llvm::ArrayRef<ExprP> Inputs,
                                       llvm::ArrayRef<QualType> InputTypes,
                                       ExprP Output, QualType OutputType,
@@ -165,7 +155,7 @@ ExprP FunctionLowering::callEigenRule(StringRef Fn, StringRef What,
 
 bool FunctionLowering::haveEigenRules(StringRef Fn, StringRef What,
                                       SourceLocation Loc) {
-  if (declaredInRuntime(Ctx, Fn) && Runtime)
+  if (!runtimeLookup(Ctx, Fn).empty() && Runtime)
     return true;
   Diags.report(Loc, Diag::NotSupported)
       << (What + " without Fluxion's rules for Eigen's solves").str()
@@ -237,7 +227,7 @@ FunctionLowering::lowerEigenRuleTerm(const clang::Expr *E, ir::Block &Pre) {
     In.push_back(B.Storage);
     InTypes.push_back(B.Type);
   }
-  if (!callEigenRule(Fn, What, In, InTypes, X, XTy, Ctx.VoidTy, Pre, Loc))
+  if (!callEigenRule(Fn, In, InTypes, X, XTy, Ctx.VoidTy, Pre, Loc))
     return nullptr;
   return eigenVariableTerm(X, *eigenShape(XTy), Loc);
 }
@@ -253,7 +243,7 @@ ExprP FunctionLowering::lowerEigenDeterminant(const clang::Expr *Object,
   if (!eigenRuleOperand(Object, "_det_A", What, A, Pre) ||
       !sameExtent(A.Term->Rows, A.Term->Cols, 3, Pre, Loc))
     return nullptr;
-  return callEigenRule("determinant", What, {A.Storage}, {A.Type}, nullptr,
+  return callEigenRule("determinant", {A.Storage}, {A.Type}, nullptr,
                        QualType(), A.Term->Scalar, Pre, Loc);
 }
 

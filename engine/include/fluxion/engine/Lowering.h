@@ -235,7 +235,7 @@ private:
                         ir::Block &Pre);
   /// fluxion::Fn(Inputs..., Output) (a void rule writing Output, which it
   /// returns) or fluxion::Fn(Inputs...) (a value, in a new local).
-  ir::ExprP callEigenRule(llvm::StringRef Fn, llvm::StringRef What,
+  ir::ExprP callEigenRule(llvm::StringRef Fn,
                           llvm::ArrayRef<ir::ExprP> Inputs,
                           llvm::ArrayRef<clang::QualType> InputTypes,
                           ir::ExprP Output, clang::QualType OutputType,
