@@ -33,10 +33,6 @@ static DiagInfo info(Diag Kind) {
                       "differentiated function (supported: floating and "
                       "integer scalars, fixed-size arrays of them, pointer "
                       "parameters, references to scalars as parameters)"};
-  case Diag::IncrementInExpr:
-    return {L::Error, "fluxion: assignments and increments inside a larger "
-                      "expression are not supported; write them as separate "
-                      "statements"};
   case Diag::NoDerivative:
     return {L::Error, "fluxion: cannot differentiate call to %0: its body is "
                       "not visible and no custom derivative matches; define "

@@ -34,15 +34,23 @@ using ir::ifStmt;
 using ir::addrOf;
 
 
-/// True if the expression contains a call (other than stop_gradient's
-/// argument wrapper) and therefore cannot be evaluated speculatively.
-static bool containsCall(const clang::Stmt *S) {
+/// True if the expression contains a call, or an assignment or increment
+/// inside it: it needs statements of its own (lowered into Pre), so it
+/// cannot be evaluated speculatively (the right operand of &&, both
+/// branches of ?:).
+static bool needsStatements(const clang::Stmt *S) {
   if (!S)
     return false;
   if (isa<CallExpr>(S))
     return true;
+  if (const auto *UO = dyn_cast<UnaryOperator>(S);
+      UO && UO->isIncrementDecrementOp())
+    return true;
+  if (const auto *BO = dyn_cast<BinaryOperator>(S);
+      BO && (BO->isAssignmentOp() || BO->getOpcode() == BO_Comma))
+    return true;
   for (const clang::Stmt *C : S->children())
-    if (containsCall(C))
+    if (needsStatements(C))
       return true;
   return false;
 }
@@ -156,9 +164,7 @@ ExprP FunctionLowering::lowerExpr(const clang::Expr *E, Block &Pre) {
   case clang::Stmt::BinaryOperatorClass:
     return lowerBinary(cast<BinaryOperator>(E), Pre);
   case clang::Stmt::CompoundAssignOperatorClass:
-    if (!usesPoisoned(E))
-      Diags.report(E->getExprLoc(), Diag::IncrementInExpr);
-    return nullptr;
+    return lowerBinary(cast<BinaryOperator>(E), Pre);
   case clang::Stmt::ConditionalOperatorClass:
     return lowerConditional(cast<ConditionalOperator>(E), Pre);
   case clang::Stmt::CallExprClass:
@@ -401,6 +407,8 @@ ExprP FunctionLowering::lowerDeclRef(const DeclRefExpr *E, Block &Pre) {
     // (LowerAlias.cpp) is that place: its initialiser, again.
     if (const clang::Expr *Init = Aliases.lookup(VD))
       return lowerExpr(Init, Pre);
+    if (auto W = Walkers.find(VD); W != Walkers.end())
+      return walkerPointer(VD, ref(W->second.Pos, E->getLocation()), Pre);
     if (VD->getType()->isReferenceType() && !isa<ParmVarDecl>(VD) &&
         !Vars.count(VD)) {
       Diags.report(E->getLocation(), Diag::UnsupportedType)
@@ -512,28 +520,47 @@ ExprP FunctionLowering::lowerUnary(const UnaryOperator *E, Block &Pre) {
     }
     return addressOf(LV, E->getType());
   }
+  case UO_PreInc:
+  case UO_PreDec:
+  case UO_PostInc:
+  case UO_PostDec:
+    // `x[k++]`, `while (++i < n)`: the update is a statement that runs
+    // before the expression, which reads the value the operator yields.
+    return lowerIncrement(E, Pre);
   default:
-    // `*p++` on a pointer already reported (it walks): nothing more.
     if (!usesPoisoned(E))
-      Diags.report(E->getExprLoc(), Diag::IncrementInExpr);
+      Diags.report(E->getExprLoc(), Diag::UnsupportedExpr)
+          << describeConstruct(E);
     return nullptr;
   }
 }
 
 ExprP FunctionLowering::lowerBinary(const BinaryOperator *E, Block &Pre) {
   BinaryOperatorKind Op = E->getOpcode();
-  if (E->isAssignmentOp() || Op == BO_Comma) {
-    if (!usesPoisoned(E))
-      Diags.report(E->getOperatorLoc(), Diag::IncrementInExpr);
-    return nullptr;
+  // `a = b = c`, `(t = x[i]) > m`, `(++k, x[k])`: the assignment (or the
+  // left operand) is a statement that runs first; the expression reads
+  // the assigned place (the right operand).
+  if (Op == BO_Comma)
+    return lowerExprStmt(E->getLHS(), Pre) ? lowerExpr(E->getRHS(), Pre)
+                                           : nullptr;
+  if (E->isAssignmentOp()) {
+    if (!lowerAssignment(E, Pre))
+      return nullptr;
+    if (const VarDecl *W = walkerRef(E->getLHS()))
+      return walkerPointer(W, ref(Walkers.lookup(W).Pos), Pre);
+    assert(!Pre.empty() && Pre.back()->K == StmtKind::Assign &&
+           "an assignment ends with its store");
+    return Pre.back()->LHS;
   }
   if (Op == BO_PtrMemD || Op == BO_PtrMemI || Op == BO_Cmp) {
     Diags.report(E->getOperatorLoc(), Diag::UnsupportedExpr)
         << BinaryOperator::getOpcodeStr(Op);
     return nullptr;
   }
-  if (E->isLogicalOp() && containsCall(E->getRHS()))
+  if (E->isLogicalOp() && needsStatements(E->getRHS()))
     return lowerShortCircuit(E, Pre);
+  if (ExprP C = lowerWalkingComparison(E, Pre))
+    return C;
   ExprP L = lowerExpr(E->getLHS(), Pre);
   ExprP R = L ? lowerExpr(E->getRHS(), Pre) : nullptr;
   if (!R)
@@ -566,7 +593,7 @@ ExprP FunctionLowering::lowerConditional(const ConditionalOperator *E,
   if (!C)
     return nullptr;
   QualType Ty = E->getType();
-  if (!containsCall(E->getTrueExpr()) && !containsCall(E->getFalseExpr())) {
+  if (!needsStatements(E->getTrueExpr()) && !needsStatements(E->getFalseExpr())) {
     ExprP A = lowerExpr(E->getTrueExpr(), Pre);
     ExprP B = A ? lowerExpr(E->getFalseExpr(), Pre) : nullptr;
     if (!B)

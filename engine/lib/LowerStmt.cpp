@@ -41,6 +41,7 @@ std::unique_ptr<Function> FunctionLowering::lower(FunctionDecl *FD) {
   F->Name = FD->getNameAsString();
   F->ReturnType = FD->getReturnType();
   Vars.clear();
+  Walkers.clear();
   LoopDepth = 0;
   Self = nullptr;
   Result = nullptr;
@@ -148,6 +149,8 @@ std::unique_ptr<Function> FunctionLowering::lower(FunctionDecl *FD) {
     ReturnVar = nullptr;
   }
   const Stmt *Body = OrigDef ? OrigDef->getBody() : FD->getBody();
+  if (!lowerWalkingParams(OrigDef ? OrigDef : FD))
+    return nullptr;
   if (const auto *Ctor = dyn_cast_or_null<CXXConstructorDecl>(OrigDef))
     if (!lowerMemberInits(Ctor, F->Body))
       return nullptr;
@@ -521,14 +524,21 @@ bool FunctionLowering::lowerDecl(const DeclStmt *S, Block &Out) {
           Aliases[VD] = Init;
           continue;
         }
+        // A pointer whose place changes: a base plus a position.
+        if (T->isPointerType()) {
+          Why = lowerWalkingPointer(VD, Out);
+          if (Why.empty())
+            continue;
+        }
         Diags.report(VD->getLocation(), Diag::NotSupported)
             << ("local " +
                 std::string(T->isReferenceType() ? "reference" : "pointer") +
                 " '" + VD->getNameAsString() + "' (" + Why + ")")
             << (T->isReferenceType()
                     ? "index the array or name the member at each use"
-                    : "index from a base that stays put (p[k] with p = x + "
-                      "offset) instead of moving the pointer");
+                    : "move it only within the memory it starts in (++p, "
+                      "p += n, p = x + k), or index from a base that stays "
+                      "put (p[k])");
         Poisoned.insert(VD);
         OK = false;
         continue;
@@ -696,7 +706,7 @@ bool FunctionLowering::lowerExprStmt(const Expr *E, Block &Out) {
   }
   if (const auto *UO = dyn_cast<UnaryOperator>(E))
     if (UO->isIncrementDecrementOp())
-      return lowerIncrement(UO, Out);
+      return lowerIncrement(UO, Out) != nullptr;
   if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(E))
     if (const auto *M = dyn_cast_or_null<CXXMethodDecl>(Op->getDirectCallee()))
       if (Op->getOperator() == OO_Equal && M->isTrivial() &&
@@ -734,9 +744,20 @@ bool FunctionLowering::lowerExprStmt(const Expr *E, Block &Out) {
 }
 
 bool FunctionLowering::lowerAssignment(const BinaryOperator *BO, Block &Out) {
+  if (walkerRef(BO->getLHS()))
+    return lowerWalkingAssignment(BO, Out);
   ExprP LHS = lowerLValue(BO->getLHS(), Out);
   if (!LHS)
     return false;
+  // A pointer to reals stored into memory (`rows[0] = y`) would make later
+  // reads through that memory reach other memory than their adjoints do.
+  if (LHS->K != ExprKind::VarRef && LHS->Ty->isPointerType() &&
+      isDifferentiableType(LHS->Ty)) {
+    Diags.report(BO->getOperatorLoc(), Diag::NotSupported)
+        << "storing a pointer into memory"
+        << "pass the memory it points to as a parameter of its own";
+    return false;
+  }
   const Expr *R = BO->getRHS();
   ExprP RHS;
   noteConvertedToValue(R);
@@ -779,21 +800,31 @@ bool FunctionLowering::lowerAssignment(const BinaryOperator *BO, Block &Out) {
   }
 }
 
-bool FunctionLowering::lowerIncrement(const UnaryOperator *UO, Block &Out) {
+ExprP FunctionLowering::lowerIncrement(const UnaryOperator *UO, Block &Out) {
+  if (ExprP P = lowerWalkingStep(UO, Out))
+    return P;
   ExprP LV = lowerLValue(UO->getSubExpr(), Out);
   if (!LV)
-    return false;
+    return nullptr;
   QualType T = LV->Ty;
   if (T->isPointerType()) {
     Diags.report(UO->getBeginLoc(), Diag::UnsupportedExpr)
         << "pointer increment";
-    return false;
+    return nullptr;
   }
   ExprP One = T->isRealFloatingType() ? floatConst(T, 1) : intConst(T, 1);
   BinaryOperatorKind Op = UO->isIncrementOp() ? BO_Add : BO_Sub;
-  Out.push_back(assign(LV, binary(Op, LV, One, T), BO_Assign,
-                       UO->getOperatorLoc()));
-  return true;
+  SourceLocation Loc = UO->getOperatorLoc();
+  // A postfix operator yields the old value: an integer's is the new one
+  // stepped back (k - 1 in x[k - 1], no temporary for the reverse sweep to
+  // keep); a real's is copied first.
+  ExprP Value = LV;
+  if (UO->isPostfix())
+    Value = T->isIntegerType()
+                ? binary(Op == BO_Add ? BO_Sub : BO_Add, LV, One, T, Loc)
+                : materialize(LV, Out, "_old", Loc);
+  Out.push_back(assign(LV, binary(Op, LV, One, T), BO_Assign, Loc));
+  return Value;
 }
 
 bool FunctionLowering::lowerBody(const clang::Stmt *S, Block &Out) {

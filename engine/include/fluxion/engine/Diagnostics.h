@@ -17,7 +17,6 @@ enum class Diag {
   UnsupportedExpr,      ///< %0: expression kind
   UnsupportedCast,      ///< %0, %1: the types converted from and to
   UnsupportedType,      ///< %0: type, %1: what has it
-  IncrementInExpr,      ///< an increment or assignment nested in an expression
   NoDerivative,         ///< %0: callee name
   IndirectCall,         ///< call through a pointer
   NotSupported,         ///< %0: the construct, %1: what to do instead

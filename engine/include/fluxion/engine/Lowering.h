@@ -115,6 +115,51 @@ private:
   /// its initialiser designates when that place cannot change while the
   /// variable lives, else why not (empty when it is an alias).
   std::string aliasProblem(const clang::VarDecl *VD);
+
+public:
+  /// A term of a pointer's position: an integer, or a walking pointer (its
+  /// position); Negate subtracts it.
+  struct PointerTerm {
+    const clang::Expr *E;
+    bool Negate;
+  };
+  /// The base of a pointer expression (x for x + k, &x[k], a walking
+  /// pointer on x, an alias of x + k), its position terms added to Terms.
+  const clang::Expr *splitPointer(const clang::Expr *E,
+                                  llvm::SmallVectorImpl<PointerTerm> &Terms);
+
+private:
+  // Pointers that walk (LowerAlias.cpp): a base that stays put plus an
+  // integer position.
+  struct WalkingPointer {
+    const clang::Expr *Base = nullptr;
+    ir::Var *Pos = nullptr;
+    /// A parameter that walks: its value on entry (the IR never changes
+    /// it), which Base names.
+    ir::Var *Entry = nullptr;
+  };
+  /// Pointer parameters the body moves become walkers; false after
+  /// reporting one that moves to other memory.
+  bool lowerWalkingParams(const clang::FunctionDecl *Def);
+  /// The walking pointer E names (through conversions), or null.
+  const clang::VarDecl *walkerRef(const clang::Expr *E) const;
+  /// Why VD, which moves, cannot be a base plus a position; empty if it can.
+  std::string walkProblem(const clang::VarDecl *VD, const clang::Expr *Base);
+  /// Declares VD's position and sets it; else why VD cannot walk (nothing
+  /// reported).
+  std::string lowerWalkingPointer(const clang::VarDecl *VD, ir::Block &Out);
+  ir::ExprP sumPointerTerms(llvm::ArrayRef<PointerTerm> Terms, ir::Block &Pre);
+  /// VD's base plus Pos, of VD's type.
+  ir::ExprP walkerPointer(const clang::VarDecl *VD, ir::ExprP Pos,
+                          ir::Block &Pre);
+  /// ++p, p-- on a walking pointer (null if UO is not one).
+  ir::ExprP lowerWalkingStep(const clang::UnaryOperator *UO, ir::Block &Out);
+  /// p = base + k, p += n, p -= n on a walking pointer.
+  bool lowerWalkingAssignment(const clang::BinaryOperator *BO, ir::Block &Out);
+  /// p != end, p < q, p - q on one base, one of them walking: positions
+  /// compared (null if E is not such a comparison).
+  ir::ExprP lowerWalkingComparison(const clang::BinaryOperator *E,
+                                   ir::Block &Pre);
   /// Initialises the lvalue Slot of type Ty from Init (a number, an array,
   /// an object).
   bool lowerInitInto(ir::ExprP Slot, clang::QualType Ty,
@@ -143,7 +188,10 @@ private:
                              ir::Block &Out);
   bool lowerExprStmt(const clang::Expr *E, ir::Block &Out);
   bool lowerAssignment(const clang::BinaryOperator *BO, ir::Block &Out);
-  bool lowerIncrement(const clang::UnaryOperator *UO, ir::Block &Out);
+  /// ++x, x++, --x, x--: the update as a statement; returns the value the
+  /// expression yields (the place after a prefix operator, the old value
+  /// after a postfix one), null after an error.
+  ir::ExprP lowerIncrement(const clang::UnaryOperator *UO, ir::Block &Out);
   bool lowerIf(const clang::IfStmt *S, ir::Block &Out);
   bool lowerFor(const clang::ForStmt *S, ir::Block &Out);
   /// A for loop marked by #pragma fluxion revolve (Marker is the call the
@@ -408,6 +456,7 @@ private:
   llvm::SmallPtrSet<const clang::VarDecl *, 4> Poisoned;
   /// Local references and pointers lowered as their initialisers.
   llvm::DenseMap<const clang::VarDecl *, const clang::Expr *> Aliases;
+  llvm::DenseMap<const clang::VarDecl *, WalkingPointer> Walkers;
   /// The compound statements being lowered, innermost last, with the index
   /// of the statement being lowered in each.
   llvm::SmallVector<std::pair<const clang::CompoundStmt *, unsigned>, 8> Scopes;
