@@ -234,10 +234,26 @@ struct RecordShape {
                 " is a union";
       return;
     }
-    if (RD->getNumBases() || RD->isPolymorphic()) {
+    if (RD->getNumVBases() || RD->isPolymorphic()) {
       Problem = (Path.empty() ? std::string("it") : "'" + Path + "'") +
-                " has base classes or virtual functions";
+                " has virtual base classes or virtual functions";
       return;
+    }
+    // A base class's members are members of the object (spelled s.m too,
+    // so a member may not hide one of a base's).
+    for (const CXXBaseSpecifier &B : RD->bases()) {
+      const auto *BD = B.getType()->getAsCXXRecordDecl();
+      std::string Sub = (Path.empty() ? "" : Path + ".") +
+                        B.getType().getUnqualifiedType().getAsString(
+                            userPolicy());
+      if (BD && BD->hasDefinition())
+        for (const FieldDecl *F : RD->fields())
+          if (!BD->getDefinition()->lookup(F->getDeclName()).empty()) {
+            Problem = "member '" + F->getNameAsString() +
+                      "' hides a member of its base class '" + Sub + "'";
+            return;
+          }
+      visit(B.getType(), Sub, Depth + 1);
     }
     for (const FieldDecl *F : RD->fields()) {
       std::string Sub = (Path.empty() ? "" : Path + ".") + F->getNameAsString();

@@ -409,6 +409,18 @@ Expr *Emitter::expr(const ir::Expr &E) {
     if (!Arrow && isa<BinaryOperator, ConditionalOperator>(Base->IgnoreImpCasts()))
       Base = new (Ctx) ParenExpr(Loc, Loc, Base);
     QualType Object = Arrow ? Base->getType()->getPointeeType() : Base->getType();
+    // A base class's member: the object converted to that base first, as
+    // Sema does for `d.m`.
+    if (const auto *RD = Object->getAsCXXRecordDecl();
+        RD && RD->getCanonicalDecl() !=
+                  E.Field->getParent()->getCanonicalDecl()) {
+      ExprResult R =
+          S.PerformObjectMemberConversion(Base, nullptr, E.Field, E.Field);
+      if (R.isInvalid())
+        return bad("member of a base class");
+      Base = R.get();
+      Object = Arrow ? Base->getType()->getPointeeType() : Base->getType();
+    }
     QualType Ty = E.Field->getType().getNonReferenceType();
     if (Object.isConstQualified() && !E.Field->isMutable())
       Ty.addConst();

@@ -460,6 +460,8 @@ ExprP FunctionLowering::lowerCast(const CastExpr *E, Block &Pre) {
     return lowerExpr(E->getSubExpr(), Pre);
   case CK_NoOp:
   case CK_UncheckedDerivedToBase:
+  case CK_DerivedToBase:
+    // An object is also its base: a base's members are the object's.
     return lowerExpr(E->getSubExpr(), Pre);
   case CK_IntegralToFloating:
   case CK_FloatingCast:

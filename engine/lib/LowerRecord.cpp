@@ -45,6 +45,11 @@ static void forEachScalar(ASTContext &Ctx, ExprP Dst, ExprP Src, QualType Ty,
     return;
   }
   if (const RecordDecl *RD = recordOf(T)) {
+    // Members of base classes first (a base's member is a member of the
+    // object: Dst.m).
+    if (const auto *CRD = dyn_cast<CXXRecordDecl>(RD))
+      for (const CXXBaseSpecifier &B : CRD->bases())
+        forEachScalar(Ctx, Dst, Src, B.getType(), Leaf);
     for (FieldDecl *F : RD->fields())
       forEachScalar(Ctx, member(Dst, F), Src ? member(Src, F) : nullptr,
                     F->getType(), Leaf);
@@ -101,6 +106,16 @@ bool FunctionLowering::lowerRecordInit(ExprP Base, QualType Ty,
     const RecordDecl *RD = recordOf(Ty);
     unsigned I = 0;
     bool OK = true;
+    // An aggregate's bases come first (`Circle c{{s}, r}`).
+    if (const auto *CRD = dyn_cast<CXXRecordDecl>(RD))
+      for (const CXXBaseSpecifier &B : CRD->bases()) {
+        const clang::Expr *E = I < IL->getNumInits() ? IL->getInit(I) : nullptr;
+        ++I;
+        if (!E || isa<ImplicitValueInitExpr>(E))
+          zeroMembers(Base, B.getType(), Init->getBeginLoc(), Out);
+        else
+          OK &= lowerRecordInit(Base, B.getType(), E, Out);
+      }
     for (FieldDecl *F : RD->fields()) {
       const clang::Expr *E = I < IL->getNumInits() ? IL->getInit(I) : nullptr;
       ++I;
@@ -205,10 +220,16 @@ bool FunctionLowering::lowerMemberInits(const CXXConstructorDecl *Ctor,
   ExprP Object = index(ir::ref(Self), intConst(Ctx.IntTy, 0), Class);
   bool OK = true;
   for (const CXXCtorInitializer *I : Ctor->inits()) {
+    if (I->isBaseInitializer() && !I->isBaseVirtual()) {
+      // The base's part of the object, initialised as an object of the
+      // base's type.
+      OK &= lowerInitInto(Object, QualType(I->getBaseClass(), 0),
+                          I->getInit(), Out);
+      continue;
+    }
     if (!I->isAnyMemberInitializer()) {
       Diags.report(I->getSourceLocation(), Diag::NotSupported)
-          << (I->isBaseInitializer() ? "a constructor of a class with a base"
-                                     : "a delegating constructor")
+          << "a delegating constructor"
           << "initialise the members in this constructor";
       OK = false;
       continue;

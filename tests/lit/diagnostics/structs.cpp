@@ -44,3 +44,20 @@ struct Grid {
 // taken for the absence of real numbers.
 // CHECK: structs.cpp:[[@LINE+1]]:3: error: fluxion: cannot generate derivatives of 'h': parameter 's' of type 'const Span *' cannot be differentiated yet (member 'p' is a pointer to real numbers); pass its real numbers as a pointer or array parameter of their own
 [[fluxion::grad]] double h(const Span *s) { return s->p[0]; }
+
+// Base classes are members of the object, unless a member of the derived
+// class hides one of a base's (`s.x` would name only one of them), or the
+// base is virtual.
+struct Base1 {
+  double x;
+};
+struct Hides : Base1 {
+  double x;
+};
+// CHECK: structs.cpp:[[@LINE+1]]:3: error: fluxion: cannot generate derivatives of 'k': parameter 's' of type 'const Hides &' cannot be differentiated yet (member 'x' hides a member of its base class 'Base1')
+[[fluxion::grad]] double k(const Hides &s) { return s.x; }
+struct Virtual : virtual Base1 {
+  double y;
+};
+// CHECK: structs.cpp:[[@LINE+1]]:3: error: fluxion: cannot generate derivatives of 'l': parameter 's' of type 'const Virtual &' cannot be differentiated yet (it has virtual base classes or virtual functions)
+[[fluxion::grad]] double l(const Virtual &s) { return s.y; }
