@@ -147,18 +147,23 @@ bool hasSideEffects(const Expr *E, const ASTContext &Ctx) {
 } // namespace
 
 /// True if S reads a value from memory rather than from a variable
-/// (`idx[0]`, `*p`, `p->n`, a reference's referent).
-bool readsMemory(const Stmt *S) {
+/// (`idx[0]`, `*p`, `p->n`, a reference's referent). With RowsStayPut, a
+/// row of a table of pointers to reals (`A[i]` of a `const double *const
+/// *A`) does not count: differentiated code never stores such a pointer
+/// (lowerAssignment refuses it), so the row stays put.
+bool readsMemory(const Stmt *S, bool RowsStayPut) {
   if (!S)
     return false;
   if (const auto *CE = dyn_cast<ImplicitCastExpr>(S))
     if (CE->getCastKind() == CK_LValueToRValue) {
       const auto *DRE = dyn_cast<DeclRefExpr>(CE->getSubExpr()->IgnoreParens());
-      if (!DRE || DRE->getDecl()->getType()->isReferenceType())
+      bool Row = RowsStayPut && CE->getType()->isPointerType() &&
+                 isDifferentiableType(CE->getType());
+      if (!Row && (!DRE || DRE->getDecl()->getType()->isReferenceType()))
         return true;
     }
   for (const Stmt *C : S->children())
-    if (readsMemory(C))
+    if (readsMemory(C, RowsStayPut))
       return true;
   return false;
 }
@@ -175,7 +180,7 @@ std::string FunctionLowering::aliasProblem(const VarDecl *VD) {
   // `a[idx[0]]`: the place depends on memory, which a later write (to
   // idx[0], or through another name) may change unseen by the check on
   // variables below.
-  if (readsMemory(Init))
+  if (readsMemory(Init, /*RowsStayPut=*/true))
     return "its place is chosen by a value read from memory";
   if (Scopes.empty())
     return "declared outside a block";
@@ -252,14 +257,34 @@ const Expr *FunctionLowering::splitPointer(const Expr *E,
       return Base;
     }
   }
-  if (const auto *UO = dyn_cast<UnaryOperator>(E); UO && UO->getOpcode() == UO_AddrOf)
+  if (const auto *UO = dyn_cast<UnaryOperator>(E); UO && UO->getOpcode() == UO_AddrOf) {
     if (const auto *AS =
             dyn_cast<ArraySubscriptExpr>(UO->getSubExpr()->IgnoreParens())) {
       const Expr *Base = splitPointer(AS->getBase(), Terms);
       Terms.push_back({AS->getIdx(), false});
       return Base;
     }
+    // &v[k] of a container: its storage, k on.
+    const Expr *Index = nullptr;
+    if (const Expr *C = containerStorage(UO->getSubExpr(), Index); C && Index) {
+      Terms.push_back({Index, false});
+      return C;
+    }
+  }
+  // v.data(): the container stands for its storage.
+  const Expr *Index = nullptr;
+  if (const Expr *C = containerStorage(E, Index); C && !Index)
+    return C;
   return E;
+}
+
+/// True if A and B designate the same memory (`x` and `x`, `v.data()` and
+/// `v.data()`): the same expression once conversions are set aside.
+static bool sameBase(const ASTContext &Ctx, const Expr *A, const Expr *B) {
+  llvm::FoldingSetNodeID IA, IB;
+  A->IgnoreParenImpCasts()->Profile(IA, Ctx, /*Canonical=*/true);
+  B->IgnoreParenImpCasts()->Profile(IB, Ctx, /*Canonical=*/true);
+  return IA == IB;
 }
 
 /// Why a step of the walking pointer VD in S cannot be followed: a write
@@ -281,7 +306,7 @@ static std::string badWalk(const Stmt *S, const VarDecl *VD, const Expr *Base,
     if (BO->getOpcode() == BO_Assign) {
       SmallVector<FunctionLowering::PointerTerm, 4> Terms;
       const Expr *Other = L.splitPointer(BO->getRHS(), Terms);
-      if (!Expr::isSameComparisonOperand(Other, Base))
+      if (!sameBase(L.context(), Other, Base))
         return "it is set to a place in other memory";
     }
     return badWalk(BO->getRHS(), VD, Base, L);
@@ -309,7 +334,7 @@ std::string FunctionLowering::walkProblem(const VarDecl *VD,
                                           const Expr *Base) {
   if (hasSideEffects(Base, Ctx) || hasUnfollowable(Base))
     return "its base calls a function or chooses between places";
-  if (readsMemory(Base))
+  if (readsMemory(Base, /*RowsStayPut=*/true))
     return "its base is chosen by a value read from memory";
   if (Scopes.empty())
     return "declared outside a block";
@@ -474,7 +499,7 @@ ExprP FunctionLowering::lowerWalkingComparison(const BinaryOperator *E,
   const Expr *RB = splitPointer(E->getRHS(), R);
   bool Walks = llvm::any_of(L, [&](auto &T) { return walkerRef(T.E); }) ||
                llvm::any_of(R, [&](auto &T) { return walkerRef(T.E); });
-  if (!Walks || !Expr::isSameComparisonOperand(LB, RB))
+  if (!Walks || !sameBase(Ctx, LB, RB))
     return nullptr;
   ExprP A = sumPointerTerms(L, Pre);
   ExprP B = A ? sumPointerTerms(R, Pre) : nullptr;

@@ -389,6 +389,24 @@ ExprP FunctionLowering::lowerContainerArg(const clang::Expr *A, QualType ParamTy
   return nullptr;
 }
 
+const clang::Expr *containerStorage(const clang::Expr *E,
+                                    const clang::Expr *&Index) {
+  Index = nullptr;
+  const auto *Call = dyn_cast<CallExpr>(E->IgnoreParenImpCasts());
+  const CXXMethodDecl *Method = nullptr;
+  const clang::Expr *Object = Call ? containerObject(Call, Method) : nullptr;
+  if (!Object || Object->getType()->isPointerType())
+    return nullptr;
+  if (Method->getOverloadedOperator() == OO_Subscript &&
+      Call->getNumArgs() == 2) {
+    Index = Call->getArg(1);
+    return Object;
+  }
+  bool Data = Method->getIdentifier() && Method->getName() == "data" &&
+              Call->getNumArgs() == 0;
+  return Data ? Object : nullptr;
+}
+
 bool isContainerElementCall(const clang::Stmt *S) {
   const auto *E = dyn_cast<CallExpr>(S);
   const CXXMethodDecl *Method = nullptr;

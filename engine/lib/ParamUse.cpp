@@ -93,6 +93,13 @@ private:
       return;
     }
     if (const auto *BO = dyn_cast<BinaryOperator>(E)) {
+      // Moving a pointer (`b -= 1`, `p = x + k`) changes which memory it
+      // designates, not that memory: it is used as the expression is.
+      if (BO->isAssignmentOp() && BO->getType()->isPointerType()) {
+        visit(BO->getLHS(), U);
+        visit(BO->getRHS(), U);
+        return;
+      }
       if (BO->isAssignmentOp()) {
         visit(BO->getLHS(), BO->isCompoundAssignmentOp() ? Read | Write : Write);
         visit(BO->getRHS(), Read);
@@ -110,7 +117,10 @@ private:
     }
     if (const auto *UO = dyn_cast<UnaryOperator>(E)) {
       if (UO->isIncrementDecrementOp()) {
-        visit(UO->getSubExpr(), Read | Write);
+        // `*b++`: the memory is used as the expression is (a pointer that
+        // walks, LowerAlias.cpp); a number is read and written.
+        visit(UO->getSubExpr(),
+              UO->getType()->isPointerType() ? U : Read | Write);
         return;
       }
       if (UO->getOpcode() == UO_Deref || UO->getOpcode() == UO_AddrOf) {

@@ -87,6 +87,13 @@ FEATURES = {
     'loopshapes': 'for loops whose bounds follow the enclosing counter (triangular '
                   'i + 1 .. n, 0 ..= i, growing and shrinking ranges) and inclusive '
                   'bounds <= n - 1',
+    'walk': 'pointers that walk and side effects inside expressions: local '
+            'pointers moved with ++p, p++, --p, p += d, p = x + k inside their '
+            'array, read as *p, p[j], *p++, *--p, compared with an end pointer, '
+            'differences p - x, written through; helpers whose pointer '
+            'parameters walk (while (n--) s += *x++ * *y++; x += 1); y[k++] = e, '
+            'x[k++], while (++j < k), for (size_t i = n; i-- > 0;), a = b = e, '
+            'if ((t = e) > c && ++k > 0), ++i, --m in a for increment, old = c++',
     'callsite': 'the driver calls f_vjp and f_jvp through the call-site form '
                 'fluxion::vjp(&f, names...)(...) and fluxion::jvp(&f, names...)(...), '
                 'which share the annotation\'s functions',
@@ -338,6 +345,12 @@ class Generator:
         self.crng = random.Random(seed * 7919 + 41)  # std::vector parameters
         self.srng = random.Random(seed * 7919 + 47)  # loop shapes
         self.erng = random.Random(seed * 7919 + 53)  # Eigen vectors
+        self.wrng = random.Random(seed * 7919 + 59)  # walking pointers, side effects
+        self.walk_helpers = []     # helpers whose pointer parameters walk
+        self.walk_params = set()   # f's pointer parameters (a walk moves and restores them)
+        self.walk_in_loop = False
+        self.walked = set()        # those a walk moved
+        self.lambda_text = ''      # what lambdas read and are given, so far
         self.f = set(features)
         self.types = [t for t in FLOAT_TYPES
                       if {'f': 'float', 'd': 'double', 'l': 'longdouble'}[t] in self.f]
@@ -664,6 +677,8 @@ class Generator:
                 inner.ints = [i for i in sc.ints if i.isidentifier()]
             else:
                 inner = sc.copy()
+                # Parameters a walk moved (feature walk) are left out.
+                inner.arrays = [a for a in inner.arrays if a.name not in self.walked]
             inner.vars.append(Var(name + '_a', t, assignable=False))
             # Sometimes a leading `const T *lamN_p` too, read at [0]: a call
             # passes an array variable of that type.
@@ -675,16 +690,18 @@ class Generator:
             params = '%s %s_a' % (CTYPE[t], name)
             if ptr_t:
                 params = 'const %s *%s_p, %s' % (CTYPE[ptr_t], name, params)
-            return ['%sauto %s = [%s](%s) { return %s; };' % (
-                pad, name, '=' if by_copy else '&', params, e)]
+            line = '%sauto %s = [%s](%s) { return %s; };' % (
+                pad, name, '=' if by_copy else '&', params, e)
+            self.lambda_text += line + '\n'
+            return [line]
         return self.with_rng(self.lrng, gen)
 
-    @staticmethod
-    def lambda_arrays(sc, ptr_t):
+    def lambda_arrays(self, sc, ptr_t):
         """Arrays a lambda's `const T *` parameter can be given: variables
-        (a lambda's pointer parameter stands for its argument variable)."""
+        (a lambda's pointer parameter stands for its argument variable),
+        but no parameter a walk moved (feature walk)."""
         return [a for a in sc.arrays if a.readable and a.t == ptr_t and
-                not a.vec and a.name.isidentifier()]
+                not a.vec and a.name.isidentifier() and a.name not in self.walked]
 
     def lambda_call(self, sc, depth):
         def gen():
@@ -696,6 +713,7 @@ class Generator:
             e, _ = self.expr(sc, depth - 1)
             if ptr_t:
                 a = self.rng.choice(self.lambda_arrays(sc, ptr_t))
+                self.lambda_text += a.name + '\n'
                 return '%s(%s, %s)' % (name, a.name, e), t
             return '%s(%s)' % (name, e), t
         return self.with_rng(self.lrng, gen)
@@ -907,6 +925,512 @@ class Generator:
         lines.append('%s}' % pad)
         return lines
 
+    # -- pointers that walk, side effects in expressions (feature walk) ---
+    def walk_arrays(self, sc, write=False):
+        """Arrays a pointer can walk: of the program's length L (the value
+        of the bound text at run time), readable, and writable to be
+        written through."""
+        return [a for a in sc.arrays if a.readable and a.length == self.L and
+                (a.writable or not write)]
+
+    def walk_at(self, arr, k):
+        """A pointer to element k (0 <= k <= L) of arr, in one of the
+        spellings a walking pointer starts or is set from."""
+        A = arr.ptr
+        if k == self.L and self.chance(0.5):
+            return '%s + %s' % (A, self.bound)
+        if k == self.L - 1 and self.chance(0.3):
+            return '%s + %s - 1' % (A, self.bound)
+        if k < self.L and not arr.vec and self.chance(0.25):
+            return '&%s[%d]' % (arr.name, k)
+        return A if k == 0 else '%s + %d' % (A, k)
+
+    def walk_term(self, sc, x):
+        """x combined with a bounded expression of the scope."""
+        sq, _ = self.squash(sc, 1)
+        return '(%s %s %s)' % (x, self.rng.choice(['*', '+', '-', '*']), sq)
+
+    def walk_acc(self, sc, lines, pad):
+        targets = [x.name for x in sc.vars if x.assignable]
+        targets += ['%s[%d]' % (a.name, self.rng.randrange(a.length))
+                    for a in sc.arrays if a.writable and a.readable]
+        return self.accumulator(sc, lines, pad, targets)
+
+    def walk_loop_body(self, inner, indent, ret_t, forced, first=False):
+        """A loop body: the forced statements and a few others (first: the
+        forced ones, which move the pointer, come before any continue)."""
+        body = self.block(inner, self.rng.randint(0, 2), indent + 1, True, ret_t)
+        if first or self.chance(0.5):
+            return forced + body
+        return body + forced
+
+    def walk(self, sc, indent, in_loop, ret_t):
+        """Pointers that walk and side effects inside expressions (feature
+        walk, drawn from self.wrng). Every pointer stays in the array it
+        starts in, between its first element and one past its last, and is
+        read only inside; no expression modifies what another part of it
+        reads or modifies."""
+        pad = '  ' * indent
+        self.walk_in_loop = in_loop
+        can_loop = len(sc.loops) + sc.rdepth < 2
+        reads = self.walk_arrays(sc)
+        writes = self.walk_arrays(sc, write=True)
+        forms = ['chain', 'postinc', 'condassign']
+        if reads:
+            forms += ['steps'] * 3
+            if can_loop:
+                forms += ['ploop'] * 3 + ['pack', 'countdown'] * 2 + ['comma', 'idxinc']
+            if not self.in_helper:
+                forms += ['phelper'] * 3
+        if writes:
+            forms += ['wsteps'] * 2
+            if can_loop:
+                forms += ['wloop'] * 2 + ['idxinc']
+        if self.param_walkers(reads):
+            forms += ['psteps'] * 3
+        form = self.rng.choice(forms)
+        return getattr(self, 'walk_' + form)(sc, indent, pad, ret_t)
+
+    def param_walkers(self, arrays):
+        """f's pointer parameters among arrays that no lambda so far has
+        read or been given (a moved parameter that a lambda captures is a
+        located error; later lambdas leave the moved ones out)."""
+        return [a for a in arrays if a.name in self.walk_params and
+                not re.search(r'(?<![.\w])%s\b' % a.name, self.lambda_text)]
+
+    def walk_steps(self, sc, indent, pad, ret_t, write=False, param=None):
+        """Straight-line moves of a pointer, whose place the generator
+        follows: ++p, p--, p += d, p -= d, p = x + k, and reads (or writes)
+        *p, p[j], *p++, *--p, (p - x). With param, the pointer is that
+        parameter of f itself, moved and brought back to its entry value;
+        nothing else reads it meanwhile."""
+        L = self.L
+        lines = []
+        if param is not None:
+            arr = param
+            p = arr.name
+            pos = 0
+            sc = sc.copy()
+            sc.arrays = [a for a in sc.arrays if a is not arr]
+            sc.lambdas = []   # a [&] lambda may read the parameter
+        else:
+            arr = self.rng.choice(self.walk_arrays(sc, write))
+            p = self.fresh('wp')
+            pos = self.rng.randrange(L)
+        T = self.ctype(arr.t)
+        A = arr.ptr
+        acc = None if write else self.walk_acc(sc, lines, pad)
+        if param is None:
+            lines.append('%s%s%s *%s = %s;' % (pad, '' if write else 'const ', T, p,
+                                               self.walk_at(arr, pos)))
+        for _ in range(self.rng.randint(2, 5)):
+            ops = ['jump']
+            if pos < L:
+                ops += ['inc', 'read', 'read', 'read', 'readinc']
+                if param is None:
+                    ops.append('diff')   # (a parameter's own start has no name)
+            if pos > 0:
+                ops += ['dec', 'decread']
+            op = self.rng.choice(ops)
+            if op == 'inc':
+                lines.append(pad + self.rng.choice(['++%s;', '%s++;']) % p)
+                pos += 1
+                continue
+            if op == 'dec':
+                lines.append(pad + self.rng.choice(['--%s;', '%s--;']) % p)
+                pos -= 1
+                continue
+            if op == 'jump':
+                to = self.rng.choice([k for k in range(L + 1) if k != pos])
+                if param is None and self.chance(0.4):
+                    lines.append('%s%s = %s;' % (pad, p, self.walk_at(arr, to)))
+                elif to > pos:
+                    lines.append('%s%s += %d;' % (pad, p, to - pos))
+                else:
+                    lines.append('%s%s -= %d;' % (pad, p, pos - to))
+                pos = to
+                continue
+            if op == 'read':
+                j = self.rng.randrange(-pos, L - pos)
+                x = '*%s' % p if j == 0 and self.chance(0.6) else '%s[%d]' % (p, j)
+            elif op == 'readinc':
+                x = '*%s++' % p
+                pos += 1
+            elif op == 'decread':
+                x = '*--%s' % p
+                pos -= 1
+            else:  # diff: the distance from the start weighs the element
+                x = '(%s * %s)' % (self.cast('%s - %s' % (p, A), self.ftype())
+                                   if self.chance(0.5) else '(%s - %s + 1)' % (p, A),
+                                   '*' + p)
+            if write:
+                if op == 'diff':
+                    sq, _ = self.squash(sc, 1)
+                    lines.append('%s%s[0] += (%s * %s);' % (
+                        pad, p, self.cast('%s - %s' % (p, A), arr.t), sq))
+                    continue
+                wop = self.rng.choice(['=', '+=', '-=', '*='])
+                sq, _ = self.squash(sc, 1)
+                lines.append('%s%s %s %s;' % (pad, x, wop, sq))
+            else:
+                lines.append('%s%s += %s;' % (pad, acc, self.walk_term(sc, x)))
+        if param is not None and pos != 0:
+            lines.append('%s%s -= %d;' % (pad, p, pos))   # back to its entry value
+        return lines
+
+    def walk_wsteps(self, sc, indent, pad, ret_t):
+        return self.walk_steps(sc, indent, pad, ret_t, write=True)
+
+    def walk_psteps(self, sc, indent, pad, ret_t):
+        arr = self.rng.choice(self.param_walkers(self.walk_arrays(sc)))
+        self.walked.add(arr.name)
+        return self.walk_steps(sc, indent, pad, ret_t, param=arr)
+
+    def walk_ploop(self, sc, indent, pad, ret_t):
+        """A loop of a local pointer over an array: against an end pointer
+        or x + n, *p++ under while (m--), backwards with *--p, in pairs."""
+        arr = self.rng.choice(self.walk_arrays(sc))
+        T = self.ctype(arr.t)
+        A, B = arr.ptr, self.bound
+        p = self.fresh('wp')
+        lines = []
+        acc = self.walk_acc(sc, lines, pad)
+        inner = sc.copy()
+        inner.rdepth += 1
+        form = self.rng.choice(['for', 'for', 'while', 'count', 'back', 'pairs',
+                                'index'])
+        end = '%s + %s' % (A, B)
+        if form in ('for', 'while') and self.chance(0.4):
+            e = self.fresh('we')
+            lines.append('%sconst %s *%s = %s;' % (pad, T, e, end))
+            end = e
+        first = False
+        if form == 'for':
+            x = self.rng.choice(['*%s' % p, '%s[0]' % p,
+                                 '((%s - %s + 1) * *%s)' % (p, A, p)])
+            head = 'for (const %s *%s = %s; %s %s %s; %s)' % (
+                T, p, A, p, self.rng.choice(['!=', '<']), end,
+                self.rng.choice(['++%s', '%s++', '%s += 1']).replace('%s', p))
+        elif form == 'while':
+            lines.append('%sconst %s *%s = %s;' % (pad, T, p, A))
+            x = '*%s++' % p
+            head = 'while (%s %s %s)' % (p, self.rng.choice(['!=', '<']), end)
+            first = True
+        elif form == 'count':
+            m = self.fresh('wn')
+            lines += ['%sconst %s *%s = %s;' % (pad, T, p, A),
+                      '%sint %s = %s;' % (pad, m, B)]
+            x = '*%s++' % p
+            head = 'while (%s--)' % m
+            first = True
+        elif form == 'back':
+            lines.append('%sconst %s *%s = %s;' % (pad, T, p, end))
+            x = '*--%s' % p
+            head = 'while (%s %s %s)' % (p, self.rng.choice(['>', '!=']), A)
+            first = True
+        elif form == 'pairs':
+            # p, p + 2, ...: p + 1 is read while p - x + 1 < n, and p stops
+            # at one past the end at most.
+            x = '(%s[0] * %s[1])' % (p, p)
+            head = 'for (const %s *%s = %s; %s - %s + 1 < %s; %s += 2)' % (
+                T, p, A, p, A, B, p)
+        else:
+            i = self.fresh('i')
+            lines.append('%sconst %s *%s = %s;' % (pad, T, p, A))
+            x = '*%s' % p
+            head = 'for (int %s = 0; %s < %s; ++%s, ++%s)' % (i, i, B, i, p)
+            inner.rdepth -= 1
+            inner.loops.append(i)
+            inner.ints.append(i)
+        forced = ['%s  %s += %s;' % (pad, acc, self.walk_term(sc, x))]
+        lines.append('%s%s {' % (pad, head))
+        lines += self.walk_loop_body(inner, indent, ret_t, forced, first)
+        lines.append('%s}' % pad)
+        return lines
+
+    def walk_wloop(self, sc, indent, pad, ret_t):
+        """A loop writing an array through a local pointer."""
+        arr = self.rng.choice(self.walk_arrays(sc, write=True))
+        T = self.ctype(arr.t)
+        A, B = arr.ptr, self.bound
+        q = self.fresh('wp')
+        lines = []
+        inner = sc.copy()
+        inner.rdepth += 1
+        form = self.rng.choice(['for', 'count', 'back', 'index'])
+        wop = self.rng.choice(['=', '+=', '-=', '*='])
+        sq, _ = self.squash(sc, 1)
+        first = False
+        if form == 'for':
+            x = '*' + q
+            head = 'for (%s *%s = %s; %s != %s + %s; ++%s)' % (T, q, A, q, A, B, q)
+        elif form == 'count':
+            m = self.fresh('wn')
+            lines += ['%s%s *%s = %s;' % (pad, T, q, A), '%sint %s = %s;' % (pad, m, B)]
+            x = '*%s++' % q
+            head = 'while (%s--)' % m
+            first = True
+        elif form == 'back':
+            lines.append('%s%s *%s = %s + %s;' % (pad, T, q, A, B))
+            x = '*--%s' % q
+            head = 'while (%s != %s)' % (q, A)
+            first = True
+        else:
+            i = self.fresh('i')
+            lines.append('%s%s *%s = %s;' % (pad, T, q, A))
+            x = '*%s++' % q
+            head = 'for (int %s = 0; %s < %s; ++%s)' % (i, i, B, i)
+            first = True
+        if wop == '=' and self.chance(0.5) and x == '*' + q:
+            sq = '(*%s * %s)' % (q, sq)
+        forced = ['%s  %s %s %s;' % (pad, x, wop, sq)]
+        lines.append('%s%s {' % (pad, head))
+        lines += self.walk_loop_body(inner, indent, ret_t, forced, first)
+        lines.append('%s}' % pad)
+        return lines
+
+    def walk_phelper(self, sc, indent, pad, ret_t):
+        """A call of a helper whose pointer parameters walk (made for the
+        call): while (n--) s += *x++ * g(*y++); x += 1 past a header; a
+        backward walk from x + n; a void one writing *y++ += a * *x++."""
+        reads = self.walk_arrays(sc)
+        outs = [a for a in self.walk_arrays(sc, write=True)
+                if a.name[0] != 'r']   # not an alias of another array
+        forms = ['dot', 'dot', 'header', 'back']
+        if outs:
+            forms += ['axpy'] * 2
+        form = self.rng.choice(forms)
+        name = self.fresh('wh')
+        t0 = self.ftype()
+        T0 = self.ctype(t0)
+        g = self.rng.choice(['sin', 'tanh', 'cos', '']) if self.on('cmath') else ''
+
+        def gf(e):
+            return 'std::%s(%s)' % (g, e) if g else e
+        shift = self.chance(0.25)   # called on x + 1, y + 1 with n - 1
+
+        def parg(a):
+            return '%s + 1' % a.ptr if shift else a.ptr
+        count = '%s - 1' % self.bound if shift else self.bound
+        if form == 'axpy':
+            y = self.rng.choice(outs)
+            ins = [a for a in reads if a is not y and a.name[0] != 'r'
+                   and a.name != y.name]
+            if not ins:
+                return []
+            x = self.rng.choice(ins)
+            text = ('void %s(%s a, const %s *x, %s *y, int n) {\n'
+                    '  for (; n > 0; --n)\n'
+                    '    *y++ += a * *x++;\n}\n' % (
+                        name, T0, self.ctype(x.t), self.ctype(y.t)))
+            self.walk_helpers.append(Helper(name, None, [t0], text))
+            a, _ = self.squash(sc, 1)
+            return ['%s%s(%s, %s, %s, %s);' % (pad, name, a, parg(x), parg(y), count)]
+        x = self.rng.choice(reads)
+        T1 = self.ctype(x.t)
+        if form == 'dot':
+            y = self.rng.choice(reads)
+            text = ('%s %s(const %s *x, const %s *y, int n) {\n'
+                    '  %s s = 0;\n'
+                    '  while (n--)\n'
+                    '    s += *x++ * %s;\n'
+                    '  return s;\n}\n' % (T0, name, T1, self.ctype(y.t), T0,
+                                          gf('*y++')))
+            args = [parg(x), parg(y), count]
+        elif form == 'header':
+            text = ('%s %s(const %s *x, int n) {\n'
+                    '  %s h = x[0];\n'
+                    '  x += 1;\n'
+                    '  %s s = 0;\n'
+                    '  for (int i = 0; i < n - 1; ++i)\n'
+                    '    s += x[i] * %s;\n'
+                    '  return h * s;\n}\n' % (T0, name, T1, T0, T0, gf('x[i]')))
+            args = [parg(x), count]
+        else:
+            text = ('%s %s(const %s *x, int n) {\n'
+                    '  x += n;\n'
+                    '  %s s = 0;\n'
+                    '  for (; n > 0; --n)\n'
+                    '    s += %s * n;\n'
+                    '  return s;\n}\n' % (T0, name, T1, T0, gf('*--x')))
+            args = [parg(x), count]
+        self.walk_helpers.append(Helper(name, t0, [], text))
+        v = self.fresh('v')
+        sc.vars.append(Var(v, t0))
+        return ['%s%s %s = %s(%s);' % (pad, T0, v, name, ', '.join(args))]
+
+    def walk_pack(self, sc, indent, pad, ret_t):
+        """The elements above a threshold packed with buf[k++] = e, then
+        neighbours multiplied under while (++j < k)."""
+        arr = self.rng.choice(self.walk_arrays(sc))
+        t = self.ftype()
+        T = self.ctype(t)
+        L, B = self.L, self.bound
+        buf, k, i, j = self.fresh('a'), self.fresh('k'), self.fresh('i'), self.fresh('j')
+        zeroed = self.chance(0.5)
+        lines = []
+        acc = self.walk_acc(sc, lines, pad)
+        c = self.rng.choice(SELECT_LITERALS) + {'f': '%sf%', 'd': '%sd%', 'l': '%sl%'}[t]
+        term = self.walk_term(sc, '%s[%s]' % (arr.name, i))
+        lines += ['%s%s %s[%d]%s;' % (pad, T, buf, L, ' = {}' if zeroed else ''),
+                  '%sint %s = 0;' % (pad, k),
+                  '%sfor (int %s = 0; %s < %s; ++%s)' % (pad, i, i, B, i),
+                  '%s  if (%%BR(%%%s[%s] %s %s%%BR)%%)' % (
+                      pad, arr.name, i, self.rng.choice(['>', '<']), c),
+                  '%s    %s[%s++] = %s;' % (pad, buf, k, term),
+                  '%sint %s = 0;' % (pad, j),
+                  '%swhile (++%s < %s) {' % (pad, j, k)]
+        inner = sc.copy()
+        inner.rdepth += 1
+        forced = ['%s  %s += (%s[%s] * %s[%s - 1]);' % (pad, acc, buf, j, buf, j)]
+        lines += self.walk_loop_body(inner, indent, ret_t, forced, True)
+        lines.append('%s}' % pad)
+        sc.ints.append(k)
+        if zeroed:
+            sc.arrays.append(Arr(buf, t, L, True, True, fixed=True))
+        return lines
+
+    def walk_countdown(self, sc, indent, pad, ret_t):
+        """for (std::size_t i = n; i-- > 0;) over an array (read or written)."""
+        arr = self.rng.choice(self.walk_arrays(sc))
+        i = self.fresh('i')
+        inner = sc.copy()
+        unsigned = self.chance(0.6)
+        if unsigned:
+            inner.rdepth += 1   # an unsigned counter stays out of expressions
+        else:
+            inner.loops.append(i)
+            inner.ints.append(i)
+        lines = []
+        writes = self.walk_arrays(sc, write=True)
+        if writes and self.chance(0.3):
+            y = self.rng.choice(writes)
+            sq, _ = self.squash(sc, 1)
+            forced = ['%s  %s[%s] %s %s;' % (pad, y.name, i,
+                                            self.rng.choice(['=', '+=', '*=']), sq)]
+        else:
+            acc = self.walk_acc(sc, lines, pad)
+            w = self.cast('%s + 1' % i, self.ftype())
+            forced = ['%s  %s += (%s * %s);' % (
+                pad, acc, self.walk_term(sc, '%s[%s]' % (arr.name, i)), w)]
+        lines.append('%sfor (%s %s = %s; %s-- > 0;) {' % (
+            pad, 'std::size_t' if unsigned else 'int', i, self.bound, i))
+        lines += self.walk_loop_body(inner, indent, ret_t, forced)
+        lines.append('%s}' % pad)
+        return lines
+
+    def walk_comma(self, sc, indent, pad, ret_t):
+        """for (int i = 0, m = n - 1; i < m; ++i, --m): both ends inward."""
+        reads = self.walk_arrays(sc)
+        a, b = self.rng.choice(reads), self.rng.choice(reads)
+        i, m = self.fresh('i'), self.fresh('wm')
+        inner = sc.copy()
+        inner.loops += [i, m]
+        inner.ints += [i, m]
+        lines = []
+        acc = self.walk_acc(sc, lines, pad)
+        forced = ['%s  %s += %s;' % (pad, acc, self.walk_term(
+            sc, '(%s[%s] * %s[%s])' % (a.name, i, b.name, m)))]
+        lines.append('%sfor (int %s = 0, %s = %s - 1; %s < %s; %s) {' % (
+            pad, i, m, self.bound, i, m,
+            self.rng.choice(['++%s, --%s', '%s++, %s--']) % (i, m)))
+        lines += self.walk_loop_body(inner, indent, ret_t, forced)
+        lines.append('%s}' % pad)
+        return lines
+
+    def walk_idxinc(self, sc, indent, pad, ret_t):
+        """x[k++] read, or y[k++] written, under while (k < n)."""
+        writes = self.walk_arrays(sc, write=True)
+        reads = self.walk_arrays(sc)
+        k = self.fresh('k')
+        lines = ['%sint %s = 0;' % (pad, k)]
+        inner = sc.copy()
+        inner.rdepth += 1
+        if writes and (not reads or self.chance(0.5)):
+            y = self.rng.choice(writes)
+            sq, _ = self.squash(sc, 1)
+            forced = ['%s  %s[%s++] %s %s;' % (pad, y.name, k,
+                                              self.rng.choice(['=', '+=', '-=']), sq)]
+        else:
+            arr = self.rng.choice(reads)
+            acc = self.walk_acc(sc, lines, pad)
+            forced = ['%s  %s += %s;' % (pad, acc, self.walk_term(
+                sc, '%s[%s++]' % (arr.name, k)))]
+        lines.append('%swhile (%s < %s) {' % (pad, k, self.bound))
+        lines += self.walk_loop_body(inner, indent, ret_t, forced, True)
+        lines.append('%s}' % pad)
+        sc.ints.append(k)
+        return lines
+
+    def walk_chain(self, sc, indent, pad, ret_t):
+        """a = b = e, into two scalars in scope or two new ones."""
+        targets = [v.name for v in sc.vars if v.assignable]
+        targets += ['%s[%s]' % (a.name, self.index(sc, a))
+                    for a in sc.arrays if a.writable and a.readable]
+        lines = []
+        # (e first: it reads no variable declared here, uninitialised)
+        e, _ = self.squash(sc, 2) if self.walk_in_loop else self.expr(sc, 2)
+        if len(set(targets)) >= 2 and self.chance(0.7):
+            a, b = self.rng.sample(sorted(set(targets)), 2)
+        else:
+            t = self.ftype()
+            a, b = self.fresh('v'), self.fresh('v')
+            lines.append('%s%s %s, %s;' % (pad, self.ctype(t), a, b))
+            sc.vars += [Var(a, t), Var(b, t)]
+        lines.append('%s%s = %s = %s;' % (pad, a, b, e))
+        return lines
+
+    def walk_postinc(self, sc, indent, pad, ret_t):
+        """A floating counter: old = c++ (or c--, ++c), perhaps a comma
+        expression (c *= e, c + old)."""
+        t = self.ftype()
+        T = self.ctype(t)
+        lines = []
+        own = [v for v in sc.vars if v.assignable]
+        if own and self.chance(0.4):
+            c = self.rng.choice(own).name
+        else:
+            c = self.fresh('v')
+            e, _ = self.squash(sc, 2)
+            lines.append('%s%s %s = %s;' % (pad, T, c, e))
+            sc.vars.append(Var(c, t))
+        old = self.fresh('v')
+        step = self.rng.choice(['%s++', '%s--', '++%s', '--%s']) % c
+        lines.append('%s%s %s = %s;' % (pad, self.ctype(t), old, step))
+        sc.vars.append(Var(old, t))
+        if self.chance(0.3):
+            z = self.fresh('v')
+            sq, _ = self.squash(sc, 1)
+            lines.append('%s%s %s = (%s *= %s, %s + %s);' % (pad, T, z, c, sq, c, old))
+            sc.vars.append(Var(z, t))
+        return lines
+
+    def walk_condassign(self, sc, indent, pad, ret_t):
+        """if ((t = e) > c) ..., perhaps && ++k > 0 on the right."""
+        in_loop = self.walk_in_loop
+        t = self.ftype()
+        T = self.ctype(t)
+        v = self.fresh('v')
+        e, _ = self.expr(sc, 2)
+        c = self.rng.choice(SELECT_LITERALS) + {'f': '%sf%', 'd': '%sd%', 'l': '%sl%'}[t]
+        lines = ['%s%s %s%s;' % (pad, T, v, ' = 0' if self.chance(0.3) else '')]
+        cond = '(%s = %s) %s %s' % (v, e, self.rng.choice(['>', '<', '>=']), c)
+        sc.vars.append(Var(v, t))
+        if self.chance(0.4):
+            k = self.fresh('k')
+            lines.append('%sint %s = 0;' % (pad, k))
+            cond = '%s && ++%s > 0' % (cond, k)
+            sc.ints.append(k)
+        lines.append('%sif ((%%BR(%%%s%%BR)%%)) {' % (pad, cond))
+        lines += self.block(sc, self.rng.randint(1, 2), indent + 1,
+                            in_loop, ret_t)
+        if self.chance(0.5):
+            lines.append('%s} else {' % pad)
+            lines += self.block(sc, self.rng.randint(1, 2), indent + 1,
+                                in_loop, ret_t)
+        lines.append('%s}' % pad)
+        return lines
+
     def stmt(self, sc, indent, in_loop, ret_t, budget):
         pad = '  ' * indent
         if self.on('lambdas') and self.lrng.random() < 0.1:
@@ -914,6 +1438,11 @@ class Generator:
         if self.on('rangefor') and indent < 4 and len(sc.loops) + sc.rdepth < 2 \
                 and self.frng.random() < 0.08:
             return self.with_rng(self.frng, lambda: self.range_for(sc, indent, ret_t))
+        if self.on('walk') and indent < 4 and self.wrng.random() < 0.1:
+            lines = self.with_rng(self.wrng,
+                                  lambda: self.walk(sc, indent, in_loop, ret_t))
+            if lines:
+                return lines
         ds = 2
         assignable = [v for v in sc.vars if v.assignable]
         writable = [a for a in sc.arrays if a.writable and a.readable]
@@ -1372,6 +1901,8 @@ class Generator:
                 p.active = p in keep
             restricted = [p.name for p in params if p.active and p.kind != 'I']
         # Body.
+        self.walk_params = {p.name for p in params if p.is_array and not p.vec}
+        self.lambda_text = ''   # (the helpers' lambdas do not see f's parameters)
         sc = Scope()
         for p in params:
             if p.kind == 'S':
@@ -1453,7 +1984,7 @@ class Generator:
         sig = '%s f(%s)' % ('void' if ret is None else CTYPE[ret],
                             ', '.join(p.decl() for p in params))
         body = '\n'.join(lines)
-        helpers = '\n'.join(h.text for h in self.helpers)
+        helpers = '\n'.join(h.text for h in self.helpers + self.walk_helpers)
         if self.members:
             helpers = 'struct S {\n%s\n};\n\n' % '\n'.join(
                 ['  ' + m.decl() for m in self.members] + self.methods) + helpers

@@ -10,6 +10,7 @@
 
 #include <cmath>
 #include <cstddef>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -103,6 +104,38 @@ static void axpy(double a, const double *x, double *y, int n) {
   double old = c++;
   double z = (c *= y, c + old);
   return z * c;
+}
+
+// Fuzz seeds 113 and 350: a non-const array the function only reads but
+// moves (b++, b -= 1) is an input of f_jacobian, not an output.
+[[fluxion::jacobian]] double moved_input(double b[2], double x) {
+  double s = *b++ * x;
+  s += *b * *b;
+  b -= 1;
+  return s;
+}
+
+// Fuzz seed 370: a pointer set again to the same memory spelled anew
+// (p = v.data() + 1) stays a walk.
+[[fluxion::grad]] double reset(const std::vector<double> &v, double x) {
+  const double *p = v.data();
+  double s = *p * x;
+  p = v.data() + 1;
+  s += *p * *p;
+  p = &v[0];
+  return s + *p;
+}
+
+// A table of row pointers: a row read from it names memory that stays put.
+[[fluxion::hessian]] [[fluxion::jvp]] double table(const double *const *A,
+                                                   int m, int n) {
+  double s = 0;
+  for (int i = 0; i < m; ++i) {
+    const double *r = A[i];
+    for (const double *p = r; p != r + n; ++p)
+      s += *p * r[0];
+  }
+  return s;
 }
 
 } // namespace walk
@@ -215,6 +248,46 @@ TEST(SideEffectsInExpressions, RealPostfixAndComma) {
                                  -1.7).ok());
   EXPECT_TRUE(fluxion::check_hvp(walk::counters, walk::counters_hvp, 0.8,
                                  -1.7).ok());
+}
+
+TEST(WalkingPointers, MovedArrayIsAnInputOfTheJacobian) {
+  double b[2] = {0.5, -1.25}, J[3] = {};
+  walk::moved_input_jacobian(b, 0.75, J);
+  EXPECT_DOUBLE_EQ(J[0], 0.75);  // d/db0 = x
+  EXPECT_DOUBLE_EQ(J[1], -2.5);  // d/db1 = 2 b1
+  EXPECT_DOUBLE_EQ(J[2], 0.5);   // d/dx = b0
+}
+
+TEST(WalkingPointers, SetAgainToTheSameMemory) {
+  std::vector<double> v = {0.5, -1.25}, d(2);
+  double x = 0.75, dx = 0;
+  walk::reset_grad(v, x, &d, &dx);
+  EXPECT_DOUBLE_EQ(d[0], x + 1);
+  EXPECT_DOUBLE_EQ(d[1], 2 * v[1]);
+  EXPECT_DOUBLE_EQ(dx, v[0]);
+}
+
+TEST(WalkingPointers, RowsOfATable) {
+  double A[6];
+  std::copy(X, X + 6, A);
+  const double *rows[2] = {A, A + 3};
+  double dA[6] = {};
+  double *drows[2] = {dA, dA + 3};
+  walk::table_grad(rows, 2, 3, drows);
+  // s = sum_i r_i0 * sum_j r_ij: d/dr_i0 = sum_j r_ij + r_i0, else r_i0.
+  for (int i = 0; i < 2; ++i)
+    for (int j = 0; j < 3; ++j) {
+      double want = A[3 * i];
+      if (j == 0)
+        want += A[3 * i] + A[3 * i + 1] + A[3 * i + 2];
+      EXPECT_NEAR(dA[3 * i + j], want, 1e-14);
+    }
+  double tA[6] = {0.3, -0.2, 0.5, 0.1, 0.7, -0.4};
+  const double *trows[2] = {tA, tA + 3};
+  double dot = 0;
+  for (int k = 0; k < 6; ++k)
+    dot += tA[k] * dA[k];
+  EXPECT_NEAR(walk::table_jvp(rows, 2, 3, trows), dot, 1e-14);
 }
 
 } // namespace

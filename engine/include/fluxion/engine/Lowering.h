@@ -117,6 +117,7 @@ private:
   std::string aliasProblem(const clang::VarDecl *VD);
 
 public:
+  clang::ASTContext &context() const { return Ctx; }
   /// A term of a pointer's position: an integer, or a walking pointer (its
   /// position); Negate subtracts it.
   struct PointerTerm {
@@ -474,8 +475,16 @@ ParamMemoryUse paramMemoryUse(const clang::FunctionDecl *Def, unsigned I);
 
 /// True if S reads a value from memory rather than from a variable
 /// (`idx[0]`, `*p`, `p->n`, a reference's referent): a place chosen by it
-/// may move unseen (LowerAlias.cpp).
-bool readsMemory(const clang::Stmt *S);
+/// may move unseen (LowerAlias.cpp). With RowsStayPut, a row read from a
+/// table of pointers to reals (`A[i]`) does not count: no differentiated
+/// code stores one.
+bool readsMemory(const clang::Stmt *S, bool RowsStayPut = false);
+
+/// The container whose storage E designates: `v` for `v.data()` (Index
+/// null) and for `v[k]` (Index k); null for anything else
+/// (LowerContainer.cpp).
+const clang::Expr *containerStorage(const clang::Expr *E,
+                                    const clang::Expr *&Index);
 
 /// How the user spells the construct S ("goto", "try", "member access").
 llvm::StringRef describeConstruct(const clang::Stmt *S);
