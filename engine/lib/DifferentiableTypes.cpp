@@ -171,10 +171,24 @@ static PrintingPolicy userPolicy() {
   return Policy;
 }
 
+/// A class of the standard library or its implementation (an iterator, a
+/// view): its pointers are not the user's spans.
+static bool isLibraryClass(const CXXRecordDecl *RD) {
+  if (RD->isInStdNamespace() ||
+      (RD->getIdentifier() && RD->getName().starts_with("_")))
+    return true;
+  for (const DeclContext *DC = RD->getDeclContext(); DC; DC = DC->getParent())
+    if (const auto *NS = dyn_cast<NamespaceDecl>(DC);
+        NS && NS->getIdentifier() && NS->getName().starts_with("__"))
+      return true;
+  return false;
+}
+
 namespace {
 /// What a class's data members hold, walked recursively.
 struct RecordShape {
   bool HasFloating = false;
+  bool PointsToReals = false; ///< a member is a pointer to const reals
   std::string Problem; ///< the first member (or base) that is not data
 
   void visit(QualType T, const std::string &Path, unsigned Depth) {
@@ -266,9 +280,18 @@ struct RecordShape {
           To = elementType(To);
         if (To->isRealFloatingType()) {
           HasFloating = true;
+          // A pointer to const reals is an input the object shows, like a
+          // pointer parameter (contract v2: the adjoint's member points to
+          // shadow memory).
+          if (FT->isPointerType() && To.isConstQualified() &&
+              !isLibraryClass(RD)) {
+            PointsToReals = true;
+            continue;
+          }
           Problem = "member '" + Sub + "' is a " +
                     (FT->isReferenceType() ? "reference" : "pointer") +
-                    " to real numbers";
+                    " to " + (FT->isReferenceType() ? "" : "non-const ") +
+                    "real numbers";
           return;
         }
         continue;
@@ -291,6 +314,13 @@ bool isDifferentiableRecord(QualType T) {
     return false;
   RecordShape Shape = shapeOf(T);
   return Shape.HasFloating && Shape.Problem.empty();
+}
+
+bool pointsToReals(QualType T) {
+  T = T.getNonReferenceType().getCanonicalType();
+  while (!elementType(T).isNull())
+    T = elementType(T).getCanonicalType();
+  return T->isRecordType() && shapeOf(T).PointsToReals;
 }
 
 std::string recordProblem(QualType T) {

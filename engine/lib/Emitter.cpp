@@ -473,8 +473,20 @@ Expr *Emitter::expr(const ir::Expr &E) {
     Expr *Sub = expr(*E.Ops[0]);
     if (!Sub)
       return nullptr;
-    if (E.Ty->isPointerType()) // array-to-pointer decay: implicit in C++
-      return Sub;
+    if (E.Ty->isPointerType()) {
+      // The shadow of a member pointing to const reals is written
+      // (shadowOf): const_cast<double *>(d_s->p).
+      QualType From = Sub->getType();
+      if (From->isPointerType() &&
+          From->getPointeeType().isConstQualified() &&
+          !E.Ty->getPointeeType().isConstQualified()) {
+        ExprResult R = S.BuildCXXNamedCast(
+            Loc, tok::kw_const_cast, Ctx.getTrivialTypeSourceInfo(E.Ty, Loc),
+            Sub, SourceRange(Loc, Loc), SourceRange(Loc, Loc));
+        return R.isInvalid() ? bad("cast") : R.get();
+      }
+      return Sub; // array-to-pointer decay: implicit in C++
+    }
     if (isa<BinaryOperator, ConditionalOperator>(Sub->IgnoreImpCasts()))
       Sub = new (Ctx) ParenExpr(Loc, Loc, Sub);
     ExprResult R = S.BuildCStyleCastExpr(

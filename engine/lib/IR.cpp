@@ -369,7 +369,17 @@ ExprP shadowOf(const Expr &E, ASTContext &Ctx,
   }
   case ExprKind::Member: {
     ExprP Base = shadowOf(*E.Ops[0], Ctx, Shadow);
-    return Base ? member(Base, E.Field) : nullptr;
+    if (!Base)
+      return nullptr;
+    ExprP M = member(Base, E.Field);
+    // A member pointing to const reals (`const double *p` of a Span): the
+    // shadow's points to shadow memory, which derivatives write (contract
+    // v2).
+    QualType T = E.Field->getType();
+    if (T->isPointerType() && T->getPointeeType().isConstQualified())
+      return cast(Ctx.getPointerType(T->getPointeeType().getUnqualifiedType()),
+                  M);
+    return M;
   }
   case ExprKind::AddrOf: {
     ExprP Sub = shadowOf(*E.Ops[0], Ctx, Shadow);

@@ -66,8 +66,28 @@ static ExprP zeroOf(QualType T) {
 /// is refused rather than unrolled.
 static constexpr unsigned MaxCopiedScalars = 256;
 
+/// An object holding a pointer to reals is read where it is: a copy or a
+/// new one would need its adjoint's pointer member to point to shadow
+/// memory of the right extent, which derivative code cannot know.
+bool FunctionLowering::refuseObjectWithPointer(QualType Ty,
+                                               SourceLocation Loc) {
+  if (!pointsToReals(Ty))
+    return false;
+  PrintingPolicy Policy(Ctx.getLangOpts());
+  Policy.SuppressTagKeyword = true;
+  std::string Name = Ty.getUnqualifiedType().getAsString(Policy);
+  Diags.report(Loc, Diag::NotSupported)
+      << ("making or copying an object of class '" + Name +
+          "', which holds a pointer to real numbers")
+      << ("read the original through a reference ('const " + Name +
+          " &'), or pass the pointer as a parameter of its own");
+  return true;
+}
+
 bool FunctionLowering::copyMembers(ExprP Dst, ExprP Src, QualType Ty,
                                    SourceLocation Loc, Block &Out) {
+  if (refuseObjectWithPointer(Ty, Loc))
+    return false;
   unsigned N = 0;
   forEachScalar(Ctx, Dst, Src, Ty, [&](ExprP, ExprP, QualType) { ++N; });
   if (N > MaxCopiedScalars) {
@@ -91,6 +111,8 @@ void FunctionLowering::zeroMembers(ExprP Dst, QualType Ty, SourceLocation Loc,
 
 bool FunctionLowering::lowerRecordInit(ExprP Base, QualType Ty,
                                        const clang::Expr *Init, Block &Out) {
+  if (refuseObjectWithPointer(Ty, Init->getBeginLoc()))
+    return false;
   Init = Init->IgnoreImplicit()->IgnoreParens();
   // S{...} and S(x) written as casts: their operand initialises.
   if (const auto *FC = dyn_cast<CXXFunctionalCastExpr>(Init))

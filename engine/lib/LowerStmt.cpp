@@ -168,7 +168,7 @@ bool FunctionLowering::checkType(QualType T, SourceLocation Loc,
     // Locals (and globals, read in place) are storage like arrays; a
     // parameter by value is not lowered yet.
     if (What != "parameter")
-      return true;
+      return What == "global variable" || !refuseObjectWithPointer(U, Loc);
     Diags.report(Loc, Diag::NotSupported)
         << ("a " + What.str() + " of class type " + T.getAsString())
         << ("pass it by reference ('const " +

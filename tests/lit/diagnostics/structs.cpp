@@ -8,6 +8,10 @@ struct Vec3 {
   double x, y, z;
 };
 struct Span {
+  double *p;
+  int n;
+};
+struct ConstSpan {
   const double *p;
   int n;
 };
@@ -30,19 +34,19 @@ struct Grid {
   return c.u[1][2];
 }
 
-// A pointer to reals inside a class: refused, not silently left without
-// derivative, as a parameter and where a member is read.
-// CHECK: structs.cpp:[[@LINE+1]]:40: error: fluxion: a parameter of type 'const Span &' is not supported in a differentiated function; member 'p' is a pointer to real numbers, which derivatives cannot follow yet; pass the real numbers as a pointer or array parameter of their own
+// A pointer to non-const reals inside a class: refused, not silently left
+// without derivative, as a parameter and where a member is read.
+// CHECK: structs.cpp:[[@LINE+1]]:40: error: fluxion: a parameter of type 'const Span &' is not supported in a differentiated function; member 'p' is a pointer to non-const real numbers, which derivatives cannot follow yet; pass the real numbers as a pointer or array parameter of their own
 [[fluxion::grad]] double e(const Span &s, double w) { return w * s.p[0]; }
 
 [[fluxion::grad]] double g(const Span *s, double w) {
-  // CHECK: structs.cpp:[[@LINE+1]]:17: error: fluxion: reading member 'p' of Span is not supported in a differentiated function; member 'p' is a pointer to real numbers, which derivatives cannot follow yet; pass the real numbers to the function as a pointer or array parameter of their own
+  // CHECK: structs.cpp:[[@LINE+1]]:17: error: fluxion: reading member 'p' of Span is not supported in a differentiated function; member 'p' is a pointer to non-const real numbers, which derivatives cannot follow yet; pass the real numbers to the function as a pointer or array parameter of their own
   return w * s->p[0];
 }
 
 // Without other real parameters, the class parameter is named: it is not
 // taken for the absence of real numbers.
-// CHECK: structs.cpp:[[@LINE+1]]:3: error: fluxion: cannot generate derivatives of 'h': parameter 's' of type 'const Span *' cannot be differentiated yet (member 'p' is a pointer to real numbers); pass its real numbers as a pointer or array parameter of their own
+// CHECK: structs.cpp:[[@LINE+1]]:3: error: fluxion: cannot generate derivatives of 'h': parameter 's' of type 'const Span *' cannot be differentiated yet (member 'p' is a pointer to non-const real numbers); pass its real numbers as a pointer or array parameter of their own
 [[fluxion::grad]] double h(const Span *s) { return s->p[0]; }
 
 // Base classes are members of the object, unless a member of the derived
@@ -61,3 +65,12 @@ struct Virtual : virtual Base1 {
 };
 // CHECK: structs.cpp:[[@LINE+1]]:3: error: fluxion: cannot generate derivatives of 'l': parameter 's' of type 'const Virtual &' cannot be differentiated yet (it has virtual base classes or virtual functions)
 [[fluxion::grad]] double l(const Virtual &s) { return s.y; }
+
+// A pointer to const reals inside a class is an input the object shows
+// (numeric tests); its objects are read in place, never made or copied.
+[[fluxion::grad]] double m(const ConstSpan &s) {
+  // CHECK: structs.cpp:[[@LINE+1]]:13: error: fluxion: making or copying an object of class 'ConstSpan', which holds a pointer to real numbers is not supported in a differentiated function; read the original through a reference ('const ConstSpan &'), or pass the pointer as a parameter of its own
+  ConstSpan t = s;
+  return t.p[0];
+}
+// CHECK-NOT: error:

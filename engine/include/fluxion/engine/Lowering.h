@@ -174,6 +174,9 @@ private:
   // copies become member-wise assignments, so later passes see scalars.
   bool lowerRecordInit(ir::ExprP Base, clang::QualType Ty,
                        const clang::Expr *Init, ir::Block &Out);
+  /// Reports (true) an object of Ty made or copied at Loc when Ty holds a
+  /// pointer to reals.
+  bool refuseObjectWithPointer(clang::QualType Ty, clang::SourceLocation Loc);
   bool copyMembers(ir::ExprP Dst, ir::ExprP Src, clang::QualType Ty,
                    clang::SourceLocation Loc, ir::Block &Out);
   void zeroMembers(ir::ExprP Dst, clang::QualType Ty, clang::SourceLocation Loc,
@@ -509,6 +512,10 @@ bool isDifferentiableRecord(clang::QualType T);
 /// A class that holds no real numbers at all (a policy, a tag, a polymorphic
 /// shape with no data): passed through untouched, its methods callable.
 bool isClassWithoutReals(clang::QualType T);
+/// True for a class of reals (or an array of one) with a member that
+/// points to const reals (`struct Span { const double *p; int n; }`):
+/// its objects are read where they are, never copied.
+bool pointsToReals(clang::QualType T);
 std::optional<EigenShape> eigenShape(clang::QualType T);
 /// The object type a Map or Ref of type T views, spelled as the user wrote
 /// it where T spells it (`VectorXd` for `Map<const VectorXd>`).
