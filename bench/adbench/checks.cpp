@@ -50,6 +50,26 @@ bool check_gmm(const std::string &name, const GmmInput &in, bool fd) {
   gv.insert(gv.end(), xq.begin(), xq.end());
   ok &= check_value(name, vv, "fluxion-vector", vp, "primal");
   ok &= check(name, gv, "fluxion-vector", gm, "manual", AdTol);
+  // The struct formulation: components pointing into the parameters, their
+  // adjoints into the gradient (the weights' adjoints in the components).
+  {
+    std::vector<double> gs(np, 0.0);
+    auto comps = gmm_components(d, k, alphas, means, icf);
+    auto dcomps = gmm_components(d, k, gs.data(), gs.data() + k,
+                                 gs.data() + k + k * d);
+    for (auto &c : dcomps)
+      c.alpha = 0;
+    GmmData data{d, n, in.x.data()};
+    GmmWishart prior{in.gamma, in.m};
+    double vs = gmm_objective_struct_grad(data, comps.data(), k, prior,
+                                          dcomps.data());
+    for (int ik = 0; ik < k; ++ik)
+      gs[ik] = dcomps[ik].alpha;
+    ok &= check_value(name, vs, "fluxion-struct", vp, "primal");
+    ok &= check_value(name, gmm_objective_struct(data, comps.data(), k, prior),
+                      "struct", vp, "primal");
+    ok &= check(name, gs, "fluxion-struct", gm, "manual", AdTol);
+  }
   // The one-function formulation with inline loops: same again.
   std::vector<double> gi(np, 0.0);
   double vi = gmm_objective_inline_grad(d, k, n, alphas, means, icf,

@@ -92,4 +92,34 @@ double gmm_objective_vector_grad(
     std::vector<double> *d_alphas, std::vector<double> *d_means,
     std::vector<double> *d_icf);
 
+// The same objective written with structs and references (gmm_struct.cpp):
+// a component points into the parameter arrays; the adjoint of a component
+// is a component pointing into the gradient's.
+namespace adbench {
+struct GmmComponent {
+  double alpha;       // log mixture weight
+  const double *mean; // d entries
+  const double *icf;  // d log-diagonal entries, then the lower triangle
+};
+struct GmmData {
+  int d, n;
+  const double *x; // n points of d coordinates
+};
+struct GmmWishart {
+  double gamma;
+  int m;
+};
+/// Components over alphas, means and icf (the primal's or a gradient's).
+std::vector<GmmComponent> gmm_components(int d, int k, const double *alphas,
+                                         const double *means,
+                                         const double *icf);
+} // namespace adbench
+double gmm_objective_struct(const adbench::GmmData &data,
+                            const adbench::GmmComponent *comps, int k,
+                            const adbench::GmmWishart &prior);
+double gmm_objective_struct_grad(const adbench::GmmData &data,
+                                 const adbench::GmmComponent *comps, int k,
+                                 const adbench::GmmWishart &prior,
+                                 adbench::GmmComponent *d_comps);
+
 #endif // FLUXION_ADBENCH_GMM_HPP

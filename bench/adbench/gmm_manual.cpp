@@ -29,6 +29,16 @@ void GmmInput::setParams(const std::vector<double> &P) {
   icf.assign(It, It + k * icfSize());
 }
 
+std::vector<GmmComponent> gmm_components(int d, int k, const double *alphas,
+                                         const double *means,
+                                         const double *icf) {
+  std::vector<GmmComponent> C(k);
+  const int icf_sz = d * (d + 1) / 2;
+  for (int ik = 0; ik < k; ++ik)
+    C[ik] = {alphas[ik], means + ik * d, icf + ik * icf_sz};
+  return C;
+}
+
 GmmInput gmm_make_input(int d, int k, int n, std::uint64_t seed) {
   GmmInput In;
   In.d = d;
