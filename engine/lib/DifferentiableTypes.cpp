@@ -278,6 +278,15 @@ struct RecordShape {
         QualType To = FT->getPointeeType();
         while (!elementType(To).isNull())
           To = elementType(To);
+        // A pointer to objects of reals hides derivatives as one to reals
+        // does (their shadows would need shadow objects).
+        if (To->isRecordType() && !isClassWithoutReals(To)) {
+          HasFloating = true;
+          Problem = "member '" + Sub + "' is a " +
+                    (FT->isReferenceType() ? "reference" : "pointer") +
+                    " to objects holding real numbers";
+          return;
+        }
         if (To->isRealFloatingType()) {
           HasFloating = true;
           // A pointer to const reals is an input the object shows, like a

@@ -74,3 +74,15 @@ struct Virtual : virtual Base1 {
   return t.p[0];
 }
 // CHECK-NOT: error:
+
+// A pointer to objects of reals inside a class: their shadows would need
+// shadow objects; refused, not left without derivative.
+struct Point {
+  double x;
+};
+struct Scene {
+  const Point *ps;
+  int n;
+};
+// CHECK: structs.cpp:[[@LINE+1]]:45: error: fluxion: a parameter of type 'const Scene &' is not supported in a differentiated function; member 'ps' is a pointer to objects holding real numbers
+[[fluxion::grad]] double scene(const Scene &s, double w) { return w * s.ps[0].x; }
