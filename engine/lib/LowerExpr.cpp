@@ -172,6 +172,13 @@ ExprP FunctionLowering::lowerExpr(const clang::Expr *E, Block &Pre) {
   case clang::Stmt::CXXOperatorCallExprClass:
     return lowerCall(cast<CallExpr>(E), Pre);
   case clang::Stmt::CXXThisExprClass:
+    // In a place call of a method (LowerPlaceCall.cpp): the call's object.
+    if (ThisObject) {
+      if (ThisArrow)
+        return lowerExpr(ThisObject, Pre);
+      ExprP Obj = lowerExpr(ThisObject, Pre);
+      return Obj ? addressOf(Obj, E->getType()) : nullptr;
+    }
     // Inside a method lowered as a function: `this` is its `self`.
     if (Self)
       return ref(Self, E->getExprLoc());
@@ -376,12 +383,15 @@ ExprP FunctionLowering::lowerMember(const MemberExpr *E, Block &Pre) {
             "to the function as a pointer or array parameter of their own");
     return nullptr;
   }
-  ExprP Base = lowerExpr(E->getBase(), Pre);
+  // `v` in a place call's method body (`return v[i];`): a member of the
+  // call's object.
+  bool OfObject =
+      ThisObject && isa<CXXThisExpr>(E->getBase()->IgnoreParenImpCasts());
+  ExprP Base = lowerExpr(OfObject ? ThisObject : E->getBase(), Pre);
   if (!Base)
     return nullptr;
-  if (E->isArrow())
-    Base = index(Base, intConst(Ctx.IntTy, 0),
-                 E->getBase()->getType()->getPointeeType());
+  if (OfObject ? ThisArrow : E->isArrow())
+    Base = index(Base, intConst(Ctx.IntTy, 0), Object);
   if (!Base->isLValue()) {
     Diags.report(E->getExprLoc(), Diag::UnsupportedExpr)
         << "member of a temporary object";
@@ -811,6 +821,13 @@ ExprP FunctionLowering::lowerCall(const CallExpr *E, Block &Pre,
     Diags.report(E->getExprLoc(), Diag::IndirectCall);
     return nullptr;
   }
+  // A function returning a reference to a place built from its arguments
+  // is that place (LowerPlaceCall.cpp); the library's (std::max, whose
+  // rules are data) are not lowered this way.
+  if (!Target->isInStdNamespace() &&
+      !(Target->getIdentifier() && hasRuleNamed(Ctx, Target->getName())))
+    if (ExprP P; lowerPlaceCall(E, Target, Pre, P))
+      return P;
   // The IR arguments, as clang expressions: for a view (FunctionViews.h),
   // a method's object (its address is `self`) and the call itself (where
   // an object result goes), then the call's arguments.
@@ -881,9 +898,9 @@ ExprP FunctionLowering::lowerCall(const CallExpr *E, Block &Pre,
   if (E->getCallReturnType(Ctx)->isReferenceType() && !ForEffect &&
       !ByValue) {
     Diags.report(E->getExprLoc(), Diag::NotDifferentiable)
-        << Callee
-        << "it returns a reference; return the value, or access the "
-           "element directly";
+        << Target
+        << "it returns a reference from a body other than 'return "
+           "place;'; return the value, or access the element directly";
     return nullptr;
   }
   bool Position = returnsPositionInFirstRange(Callee) && E->getNumArgs() > 0;

@@ -154,6 +154,14 @@ private:
     if (const auto *Call = dyn_cast<CallExpr>(E)) {
       if (!visitContainerCall(Call, U))
         visitCall(Call);
+      // A function returning a reference (`at(y, i) = v`,
+      // LowerPlaceCall.cpp) designates memory its arguments or object
+      // reach: used as the call is.
+      if (Call->isLValue() && U != Read)
+        for (const Expr *A : Call->arguments())
+          if (A->getType()->isPointerType() || A->getType()->isArrayType() ||
+              A->isLValue())
+            visit(A, U);
       return;
     }
     // A lambda: its body uses the captured variables by their own names

@@ -16,7 +16,11 @@ struct Shape {
 
 struct Vec {
   double v[3];
-  double &at(int i) { return v[i]; }
+  double &at(int i) {
+    if (i < 0)
+      i += 3;
+    return v[i];
+  }
   Vec &scale(double k) {
     for (int i = 0; i < 3; ++i)
       v[i] *= k;
@@ -25,7 +29,7 @@ struct Vec {
 };
 [[fluxion::grad]] double b(Vec *p, double k) {
   p->scale(k); // for its effect: fine
-  // CHECK: methods.cpp:[[@LINE+1]]:13: error: fluxion: cannot generate derivatives of 'at': it returns a reference; return the value, or access the element directly
+  // CHECK: methods.cpp:[[@LINE+1]]:13: error: fluxion: cannot generate derivatives of 'at': it returns a reference from a body other than 'return place;'; return the value, or access the element directly
   return p->at(1) * k;
 }
 // CHECK: note: while differentiating 'b'

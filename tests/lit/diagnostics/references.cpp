@@ -29,13 +29,24 @@ void scale(const double *a, double *b) { *b = 2 * *a; }
 }
 // CHECK: note: while differentiating 'h'
 
-// A callee that returns a reference.
+// A callee that returns a reference: `return place;` is that place
+// (numeric tests); another body is refused, and so is an argument that
+// changes something.
 double &at(double *a, int i) { return a[i]; }
-[[fluxion::grad]] double k(double *a) {
-  // CHECK: references.cpp:[[@LINE+1]]:10: error: fluxion: cannot generate derivatives of 'at': it returns a reference; return the value, or access the element directly
-  return at(a, 0) * 2;
+double &wrap(double *a, int i) {
+  int j = i % 4;
+  return a[j];
+}
+[[fluxion::grad]] double k(double *a, int n) {
+  // CHECK: references.cpp:[[@LINE+1]]:10: error: fluxion: cannot generate derivatives of 'wrap': it returns a reference from a body other than 'return place;'; return the value, or access the element directly
+  return wrap(a, 0) * 2 + at(a, 1);
 }
 // CHECK: note: while differentiating 'k'
+[[fluxion::grad]] double k2(double *a, int n) {
+  // CHECK: references.cpp:[[@LINE+1]]:17: error: fluxion: an argument that changes something, given to 'at', which returns a reference is not supported in a differentiated function; make the change a statement of its own before the call
+  return at(a, n++);
+}
+// CHECK: note: while differentiating 'k2'
 
 // A local reference whose place changes while it is in use: one error at
 // its declaration, none at its uses.
@@ -57,4 +68,4 @@ void bump(double &v, double by) { v += by; }
 }
 // CHECK: note: while differentiating 'n'
 // CHECK-NOT: error:
-// CHECK: 6 errors generated.
+// CHECK: 7 errors generated.

@@ -240,6 +240,11 @@ private:
                       llvm::ArrayRef<const clang::Expr *> ArgExprs,
                       llvm::SmallVectorImpl<ir::ExprP> &Args, ir::Block &Pre,
                       clang::SourceLocation Loc);
+  /// A call of Target, a function whose body is `return place;` returning
+  /// a reference (LowerPlaceCall.cpp): true if it is one, with Out the
+  /// place (null after an error).
+  bool lowerPlaceCall(const clang::CallExpr *E, const clang::FunctionDecl *Target,
+                      ir::Block &Pre, ir::ExprP &Out);
   /// A member call or subscript of a container (LowerContainer.cpp): true
   /// if E is one, with Out its lowering (null after an error).
   bool lowerContainerCall(const clang::CallExpr *E, ir::Block &Pre,
@@ -461,6 +466,11 @@ private:
   /// Local references and pointers lowered as their initialisers.
   llvm::DenseMap<const clang::VarDecl *, const clang::Expr *> Aliases;
   llvm::DenseMap<const clang::VarDecl *, WalkingPointer> Walkers;
+  /// In a place call of a method (lowerPlaceCall): the object `this` is
+  /// (a pointer when ThisArrow), and how deep such calls nest.
+  const clang::Expr *ThisObject = nullptr;
+  bool ThisArrow = false;
+  unsigned PlaceCallDepth = 0;
   /// The compound statements being lowered, innermost last, with the index
   /// of the statement being lowered in each.
   llvm::SmallVector<std::pair<const clang::CompoundStmt *, unsigned>, 8> Scopes;
