@@ -24,6 +24,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "EigenLowering.h"
+#include "fluxion/engine/FunctionViews.h"
 #include "fluxion/engine/Lowering.h"
 
 #include "clang/AST/ASTContext.h"
@@ -526,6 +527,17 @@ bool FunctionLowering::lowerContainerCall(const CallExpr *E, ir::Block &Pre,
   }
   bool Iterator = Name == "begin" || Name == "end" || Name == "cbegin" ||
                   Name == "cend" || Name == "rbegin" || Name == "rend";
+  // An end of a range given to an algorithm (lowerRangeAlgorithm): a
+  // pointer into the storage.
+  if (IteratorsAsPointers && !NArgs &&
+      (Name == "begin" || Name == "cbegin")) {
+    Out = Storage;
+    return true;
+  }
+  if (IteratorsAsPointers && !NArgs && (Name == "end" || Name == "cend")) {
+    Out = ir::binary(BO_Add, Storage, SizeExpr(), Storage->Ty);
+    return true;
+  }
   if (Iterator)
     Diags.report(Loc, Diag::NotSupported)
         << ("an iterator of a '" + TypeName + "' ('" + Name + "()')")
@@ -540,6 +552,82 @@ bool FunctionLowering::lowerContainerCall(const CallExpr *E, ir::Block &Pre,
     Diags.report(Loc, Diag::NotSupported)
         << ("'" + Name + "' of a '" + TypeName + "'")
         << "use size(), data(), front(), back() or the elements ('x[i]')";
+  return true;
+}
+
+/// The iterator call inside an argument passed by value (the copy of
+/// `x.begin()` the algorithm receives).
+static const CallExpr *iteratorCall(const clang::Expr *A) {
+  A = A->IgnoreImplicit();
+  if (const auto *CE = dyn_cast<CXXConstructExpr>(A);
+      CE && CE->getNumArgs() == 1)
+    A = CE->getArg(0)->IgnoreImplicit();
+  return dyn_cast<CallExpr>(A->IgnoreParens());
+}
+
+bool FunctionLowering::lowerRangeAlgorithm(const CallExpr *E, ir::Block &Pre,
+                                           ExprP &Out) {
+  Out = nullptr;
+  const FunctionDecl *Callee = E->getDirectCallee();
+  if (!Callee || !Callee->isInStdNamespace() || !Callee->getIdentifier())
+    return false;
+  StringRef Name = Callee->getName();
+  // std::NAME(first, last, ...) over a container's iterators is
+  // fluxion::NAME over its storage (runtime/include/fluxion/algorithm.hpp),
+  // whose body is differentiated like any callee.
+  unsigned Ranges = Name == "accumulate" ? 2 : Name == "inner_product" ? 3 : 0;
+  unsigned Args = Ranges + 1; // the initial value
+  if (!Ranges || E->getNumArgs() < Args)
+    return false;
+  // A container's begin() and end(), or pointers (x, x + n, v.data()).
+  auto ContainerIterator = [&](const clang::Expr *A) -> const CallExpr * {
+    const CallExpr *C = iteratorCall(A);
+    MemberCall MC = C ? memberCall(C) : MemberCall();
+    if (!MC.Object || !MC.Method || !MC.Method->getIdentifier() ||
+        !llvm::is_contained({"begin", "cbegin", "end", "cend"},
+                            MC.Method->getName()))
+      return nullptr;
+    QualType T = MC.Object->getType().getNonReferenceType();
+    return !containerElement(T).isNull() && !eigenShape(T) ? C : nullptr;
+  };
+  const clang::Expr *A0 = E->getArg(0);
+  if (!ContainerIterator(A0) && !A0->getType()->isPointerType())
+    return false;
+  if (E->getNumArgs() > Args) {
+    Diags.report(E->getExprLoc(), Diag::NotSupported)
+        << ("std::" + Name.str() + " with an operation of its own")
+        << "write the loop (a range-based for over the container)";
+    return true;
+  }
+  llvm::SmallVector<ExprP, 4> Lowered;
+  llvm::SmallVector<QualType, 4> Types;
+  bool Saved = IteratorsAsPointers;
+  for (unsigned I = 0; I < Ranges; ++I) {
+    const clang::Expr *A = E->getArg(I);
+    const CallExpr *It = ContainerIterator(A);
+    if (!It && !A->getType()->isPointerType()) {
+      Diags.report(A->getExprLoc(), Diag::NotSupported)
+          << "an iterator other than begin() and end() of a container"
+          << "pass x.begin() and x.end(), or write the loop";
+      return true;
+    }
+    IteratorsAsPointers = It != nullptr;
+    ExprP P = lowerExpr(It ? It : A, Pre);
+    IteratorsAsPointers = Saved;
+    if (!P)
+      return true;
+    Lowered.push_back(P);
+    Types.push_back(P->Ty->isPointerType() ? P->Ty : A->getType());
+  }
+  ExprP Init = lowerExpr(E->getArg(Ranges), Pre);
+  if (!Init)
+    return true;
+  Lowered.push_back(Init);
+  Types.push_back(E->getArg(Ranges)->getType());
+  FunctionDecl *FD = Runtime ? Runtime(Name, Types, E->getExprLoc()) : nullptr;
+  if (!FD)
+    return true;
+  Out = ir::call(FD, Lowered, E->getType());
   return true;
 }
 

@@ -792,6 +792,10 @@ ExprP FunctionLowering::lowerCall(const CallExpr *E, Block &Pre,
   }
   if (isLambdaCall(E))
     return lowerLambdaCall(E, Pre);
+  if (ExprP C; lowerRangeAlgorithm(E, Pre, C))
+    return !C || TopLevel ? C
+                          : materialize(C, Pre, ("_" + C->Callee->getName()).str(),
+                                        E->getExprLoc());
   if (ExprP C; lowerContainerCall(E, Pre, C))
     return C;
   if (ExprP C; lowerEigenCommaInit(E, Pre, C))

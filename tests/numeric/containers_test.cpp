@@ -11,6 +11,7 @@
 
 #include <array>
 #include <cmath>
+#include <numeric>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -237,6 +238,17 @@ double scaled_sine(const double *x) {
   y[0] = std::sin(a[0]) * a[1] + scaled_sine(x) * a[0];
 }
 
+// <numeric>'s folds over a container's begin() and end(), and over raw
+// pointers (the library's own body, whose parameters walk).
+[[fluxion::hessian]] [[fluxion::jvp]] double
+folds(const std::vector<double> &x, const std::vector<double> &w,
+      const std::array<double, 3> &a) {
+  double s = std::accumulate(x.begin(), x.end(), 0.0);
+  double d = std::inner_product(x.cbegin(), x.cend(), w.begin(), 1.0);
+  double t = std::accumulate(a.begin(), a.end(), 0.0);
+  return s * d + std::sin(t) + std::accumulate(w.data(), w.data() + 2, 0.0);
+}
+
 } // namespace ctr
 
 namespace {
@@ -254,6 +266,19 @@ TEST(Containers, ConstReferenceParameters) {
   EXPECT_TRUE(J.ok()) << J;
   auto H = fluxion::check_hvp(ctr::logistic, ctr::logistic_hvp,
                               std::vector<double>{0.3, -0.2, 0.5}, X0, 0.1);
+  EXPECT_TRUE(H.ok()) << H;
+}
+
+TEST(Containers, AccumulateAndInnerProduct) {
+  std::array<double, 3> A = {0.2, -0.6, 1.3};
+  auto R = fluxion::check_gradient(ctr::folds, ctr::folds_grad, X0,
+                                   std::vector<double>{0.5, 1.5, -0.25}, A);
+  EXPECT_TRUE(R.ok()) << R;
+  auto J = fluxion::check_jvp(ctr::folds, ctr::folds_jvp, X0,
+                              std::vector<double>{0.5, 1.5, -0.25}, A);
+  EXPECT_TRUE(J.ok()) << J;
+  auto H = fluxion::check_hvp(ctr::folds, ctr::folds_hvp, X0,
+                              std::vector<double>{0.5, 1.5, -0.25}, A);
   EXPECT_TRUE(H.ok()) << H;
 }
 

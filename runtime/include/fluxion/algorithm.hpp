@@ -28,4 +28,27 @@ inline constexpr position_in_first_range is_sorted_until_position{};
 
 } // namespace fluxion::custom
 
+namespace fluxion {
+
+// <numeric>'s folds over a container's storage: inside differentiated code,
+// std::accumulate(x.begin(), x.end(), init) is accumulate(x.data(),
+// x.data() + x.size(), init) below (the engine's LowerContainer.cpp), whose
+// loop is differentiated like the user's own; the library's versions take
+// iterators, which derivative code does not follow.
+template <class T, class U>
+U accumulate(const T *first, const T *last, U init) {
+  for (; first != last; ++first)
+    init = init + *first;
+  return init;
+}
+
+template <class T, class S, class U>
+U inner_product(const T *first1, const T *last1, const S *first2, U init) {
+  for (; first1 != last1; ++first1, ++first2)
+    init = init + *first1 * *first2;
+  return init;
+}
+
+} // namespace fluxion
+
 #endif // FLUXION_ALGORITHM_HPP

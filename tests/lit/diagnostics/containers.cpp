@@ -5,6 +5,7 @@
 // library internals), each with advice that works.
 // RUN: not %clangxx %fluxion -fsyntax-only %s 2>&1 | %FileCheck %s --implicit-check-not=error:
 #include <fluxion/fluxion.hpp>
+#include <functional>
 #include <numeric>
 #include <vector>
 
@@ -14,9 +15,11 @@
   return x[0];
 }
 
+// std::accumulate(x.begin(), x.end(), init) works (numeric tests); with an
+// operation of its own it is a located error.
 [[fluxion::grad]] double accumulates(const std::vector<double> &x) {
-  // CHECK: containers.cpp:[[@LINE+1]]:28: error: fluxion: an iterator of a 'std::vector<double>' ('begin()') is not supported in a differentiated function; loop over the elements with a range-based for or an index loop
-  return std::accumulate(x.begin(), x.end(), 0.0);
+  // CHECK: containers.cpp:[[@LINE+1]]:10: error: fluxion: std::accumulate with an operation of its own is not supported in a differentiated function; write the loop (a range-based for over the container)
+  return std::accumulate(x.begin(), x.end(), 0.0, std::plus<double>());
 }
 
 [[fluxion::grad]] double iterates(const std::vector<double> &x) {

@@ -245,6 +245,14 @@ private:
   /// place (null after an error).
   bool lowerPlaceCall(const clang::CallExpr *E, const clang::FunctionDecl *Target,
                       ir::Block &Pre, ir::ExprP &Out);
+  /// std::accumulate and std::inner_product over a container's begin()
+  /// and end() (LowerContainer.cpp): a call of the runtime's pointer form;
+  /// true if E is one, with Out the call (null after an error).
+  bool lowerRangeAlgorithm(const clang::CallExpr *E, ir::Block &Pre,
+                           ir::ExprP &Out);
+  /// Set while lowering an algorithm's range: begin() and end() of a
+  /// container are pointers into its storage.
+  bool IteratorsAsPointers = false;
   /// A member call or subscript of a container (LowerContainer.cpp): true
   /// if E is one, with Out its lowering (null after an error).
   bool lowerContainerCall(const clang::CallExpr *E, ir::Block &Pre,
