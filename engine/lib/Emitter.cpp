@@ -650,6 +650,10 @@ Stmt *Emitter::stmt(const ir::Stmt &St) {
       return Cols ? containerCall(C, "setZero", {R, Cols}) : nullptr;
     }
     Expr *Zero = constant(*ir::floatConst(St.LHS->Ty->getPointeeType(), 0));
+    // t.push_back(0.): a growing std::vector gains one element (the
+    // program's own push_back has that member instantiated already).
+    if (St.Keep)
+      return Zero ? containerCall(C, "push_back", {Zero}) : nullptr;
     return Zero ? containerCall(C, "assign", {N, Zero}) : nullptr;
   }
   case StmtKind::Assign: {

@@ -292,8 +292,10 @@ bool isTrivial(const Expr &E) {
   }
 }
 
-StmtP resize(ExprP Container, ExprP Count, SourceLocation Loc, ExprP Rows) {
+StmtP resize(ExprP Container, ExprP Count, SourceLocation Loc, ExprP Rows,
+             bool Keep) {
   auto S = std::make_unique<Stmt>(StmtKind::Resize, Loc);
+  S->Keep = Keep;
   S->LHS = std::move(Container);
   S->RHS = std::move(Count);
   S->Cond = std::move(Rows);
@@ -436,6 +438,7 @@ StmtP clone(const Stmt &S) {
   C->Else = clone(S.Else);
   C->TestFirst = S.TestFirst;
   C->IsInit = S.IsInit;
+  C->Keep = S.Keep;
   for (const SwitchSection &Sec : S.Sections) {
     SwitchSection Copy;
     Copy.Values = Sec.Values;

@@ -475,10 +475,15 @@ bool FunctionLowering::lowerContainerCall(const CallExpr *E, ir::Block &Pre,
     return true;
   }
   QualType Elem = V->Type->getPointeeType();
+  Var *Count = GrowCounts.lookup(V);
   auto SizeExpr = [&]() -> ExprP {
     QualType SizeTy = Ctx.getSizeType();
     if (std::optional<uint64_t> N = containerFixedSize(V->Origin->getType()))
       return ir::intConst(SizeTy, int64_t(*N));
+    // A vector that grows: its count, which the engine follows like any
+    // integer (a size read in a loop that grows it is no constant).
+    if (Count)
+      return ir::ref(Count, Loc);
     return ir::sizeOf(Storage, SizeTy);
   };
   auto Element = [&](ExprP Idx) {
@@ -523,6 +528,30 @@ bool FunctionLowering::lowerContainerCall(const CallExpr *E, ir::Block &Pre,
   if (Name == "empty" && !NArgs) {
     Out = ir::binary(BO_EQ, SizeExpr(), ir::intConst(Ctx.getSizeType(), 0),
                      Ctx.BoolTy);
+    return true;
+  }
+  // y.push_back(v) on a local vector that grows: it grows by one element
+  // (and its adjoint with it, by a zero), which is then v.
+  if ((Name == "push_back" || Name == "emplace_back") && NArgs == 1 && Count) {
+    ExprP Value = lowerExpr(Arg0, Pre);
+    if (!Value)
+      return true;
+    QualType SizeTy = Count->Type;
+    Pre.push_back(ir::resize(
+        Storage, ir::binary(BO_Add, ir::ref(Count), ir::intConst(SizeTy, 1),
+                            SizeTy),
+        Loc, nullptr, /*Keep=*/true));
+    Pre.push_back(ir::assign(Element(ir::ref(Count)),
+                             convertResult(Value, Elem, Pre), BO_Assign, Loc));
+    Pre.push_back(ir::assign(ir::ref(Count),
+                             ir::binary(BO_Add, ir::ref(Count),
+                                        ir::intConst(SizeTy, 1), SizeTy),
+                             BO_Assign, Loc));
+    Out = ir::intConst(Ctx.IntTy, 0);
+    return true;
+  }
+  if (Name == "reserve" && NArgs == 1 && Count) {
+    Out = ir::intConst(Ctx.IntTy, 0); // capacity only
     return true;
   }
   bool Iterator = Name == "begin" || Name == "end" || Name == "cbegin" ||
@@ -629,6 +658,45 @@ bool FunctionLowering::lowerRangeAlgorithm(const CallExpr *E, ir::Block &Pre,
     return true;
   Out = ir::call(FD, Lowered, E->getType());
   return true;
+}
+
+/// True if S calls push_back or emplace_back on the container VD.
+static bool pushesBack(const Stmt *S, const VarDecl *VD) {
+  if (!S)
+    return false;
+  if (const auto *MC = dyn_cast<CXXMemberCallExpr>(S))
+    if (const auto *M = MC->getMethodDecl(); M && M->getIdentifier() &&
+        (M->getName() == "push_back" || M->getName() == "emplace_back"))
+      if (const auto *DRE = dyn_cast<DeclRefExpr>(
+              MC->getImplicitObjectArgument()->IgnoreParenImpCasts());
+          DRE && DRE->getDecl() == VD)
+        return true;
+  for (const Stmt *C : S->children())
+    if (pushesBack(C, VD))
+      return true;
+  return false;
+}
+
+void FunctionLowering::noteGrowingContainer(const VarDecl *VD,
+                                            ir::Block &Out) {
+  QualType T = VD->getType().getNonReferenceType();
+  Var *V = Vars.lookup(VD);
+  if (!V || eigenShape(T) || containerFixedSize(T) || Scopes.empty())
+    return;
+  auto [Scope, Index] = Scopes.back();
+  auto Body = Scope->body();
+  bool Grows = false;
+  for (auto It = Body.begin() + Index; It != Body.end() && !Grows; ++It)
+    Grows = pushesBack(*It, VD);
+  if (!Grows)
+    return;
+  QualType SizeTy = Ctx.getSizeType();
+  Var *Count = F->makeVar(Var::Kind::Local, VD->getName().str() + "_n", SizeTy);
+  F->Locals.push_back(Count);
+  Out.push_back(ir::assign(ir::ref(Count), ir::sizeOf(ir::ref(V), SizeTy),
+                           BO_Assign, VD->getLocation()));
+  Out.back()->IsInit = true;
+  GrowCounts[V] = Count;
 }
 
 } // namespace fluxion

@@ -42,6 +42,7 @@ std::unique_ptr<Function> FunctionLowering::lower(FunctionDecl *FD) {
   F->ReturnType = FD->getReturnType();
   Vars.clear();
   Walkers.clear();
+  GrowCounts.clear();
   LoopDepth = 0;
   Self = nullptr;
   Result = nullptr;
@@ -548,7 +549,9 @@ bool FunctionLowering::lowerDecl(const DeclStmt *S, Block &Out) {
       if (!lowerContainerLocal(VD, Out)) {
         Poisoned.insert(VD);
         OK = false;
+        continue;
       }
+      noteGrowingContainer(VD, Out);
       continue;
     }
     // An iterator (`auto it = x.begin()`): the container call says why.

@@ -350,9 +350,12 @@ bool ReverseBuilder::stmt(const ir::Stmt &S, Sweeps &Out) {
     // A local container is sized once (never in a loop): its adjoint gets
     // the same size, zeroed, before any reverse code adds into it. The
     // values the resize overwrites were never read: nothing to record.
+    // One that grows (Keep: push_back, maybe in a loop) keeps its
+    // elements, and its adjoint grows with it, by zeros.
     Out.Fwd.push_back(clone(S));
     if (Var *C = S.LHS->rootVar(); C && Activity.isActive(C))
-      Out.Fwd.push_back(resize(ref(adjointVar(C)), S.RHS, S.Loc, S.Cond));
+      Out.Fwd.push_back(
+          resize(ref(adjointVar(C)), S.RHS, S.Loc, S.Cond, S.Keep));
     return true;
   default:
     Diags.report(S.Loc, Diag::InternalError) << "unexpected statement";

@@ -189,7 +189,7 @@ bool TangentBuilder::stmt(const ir::Stmt &S, Block &Out) {
   }
   case StmtKind::Resize:
     if (Var *C = S.LHS->rootVar(); C && Activity.isActive(C))
-      Out.push_back(resize(ref(tangentVar(C)), S.RHS, S.Loc, S.Cond));
+      Out.push_back(resize(ref(tangentVar(C)), S.RHS, S.Loc, S.Cond, S.Keep));
     Out.push_back(clone(S));
     return true;
   case StmtKind::Repeat: {

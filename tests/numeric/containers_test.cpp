@@ -249,6 +249,39 @@ folds(const std::vector<double> &x, const std::vector<double> &w,
   return s * d + std::sin(t) + std::accumulate(w.data(), w.data() + 2, 0.0);
 }
 
+// A local vector grown by push_back in a loop, reading what it holds
+// (back(), size(), earlier elements) while it grows; also in a callee.
+static double running(const std::vector<double> &x) {
+  std::vector<double> r;
+  r.reserve(x.size());
+  for (double v : x)
+    r.push_back(r.empty() ? v : 0.5 * r.back() + std::sin(v));
+  double s = 0;
+  for (std::size_t i = 0; i < r.size(); ++i)
+    s += r[i] * r[r.size() - 1 - i];
+  return s;
+}
+
+[[fluxion::grad]] double runs(const std::vector<double> &x) {
+  return running(x) * x[0];
+}
+
+[[fluxion::hessian]] [[fluxion::jvp]] double grows(const std::vector<double> &x,
+                                                   double w) {
+  std::vector<double> kept;
+  for (std::size_t i = 0; i < x.size(); ++i)
+    if (x[i] > 0)
+      kept.push_back(w * x[i]);
+  while (kept.size() < 6)
+    kept.push_back(kept.empty() ? w : kept.back() * w);
+  std::vector<double> r;
+  r.reserve(x.size());
+  for (double v : x)
+    r.push_back(r.empty() ? v : 0.5 * r.back() + std::sin(v));
+  return std::accumulate(kept.begin(), kept.end(), 0.0) * kept.size() +
+         std::inner_product(r.begin(), r.end(), r.begin(), 0.0);
+}
+
 } // namespace ctr
 
 namespace {
@@ -280,6 +313,21 @@ TEST(Containers, AccumulateAndInnerProduct) {
   auto H = fluxion::check_hvp(ctr::folds, ctr::folds_hvp, X0,
                               std::vector<double>{0.5, 1.5, -0.25}, A);
   EXPECT_TRUE(H.ok()) << H;
+}
+
+TEST(Containers, PushBackInLoops) {
+  for (auto x : {std::vector<double>{0.7, -1.1, 0.4},
+                 std::vector<double>{-0.3, -0.2, -0.9, 1.2}}) {
+    auto R = fluxion::check_gradient(ctr::grows, ctr::grows_grad, x, 0.8);
+    EXPECT_TRUE(R.ok()) << R;
+    auto J = fluxion::check_jvp(ctr::grows, ctr::grows_jvp, x, 0.8);
+    EXPECT_TRUE(J.ok()) << J;
+    auto H = fluxion::check_hvp(ctr::grows, ctr::grows_hvp, x, 0.8);
+    EXPECT_TRUE(H.ok()) << H;
+    // In a callee (a split pair hands the grown vector over).
+    auto C = fluxion::check_gradient(ctr::runs, ctr::runs_grad, x);
+    EXPECT_TRUE(C.ok()) << C;
+  }
 }
 
 TEST(Containers, ConstReferenceByHand) {

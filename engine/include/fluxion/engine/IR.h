@@ -167,6 +167,10 @@ struct Stmt {
   /// Assign: the initialiser of a declaration (the variable held nothing the
   /// program could read before it).
   bool IsInit = false;
+  /// Resize: keep the elements there are and add one zero (a std::vector
+  /// growing by push_back: `t.push_back(0.)`; RHS, the new size, is one
+  /// more than the old), instead of zeroing them all.
+  bool Keep = false;
   std::vector<SwitchSection> Sections;
   /// Loop: binomial checkpointing requested.
   std::shared_ptr<const RevolveSpec> Revolve;
@@ -248,7 +252,7 @@ StmtP block(Block Body);
 /// A dynamic-size Eigen matrix also gets its number of Rows (the Resize's
 /// Cond; its columns are Count / Rows).
 StmtP resize(ExprP Container, ExprP Count, clang::SourceLocation Loc = {},
-             ExprP Rows = nullptr);
+             ExprP Rows = nullptr, bool Keep = false);
 /// Counter = 0; while (Counter < Count) { Body; Counter = Counter + 1; }
 Block countedLoop(clang::ASTContext &Ctx, Var *Counter, int64_t Count,
                   Block Body);

@@ -253,6 +253,11 @@ private:
   /// Set while lowering an algorithm's range: begin() and end() of a
   /// container are pointers into its storage.
   bool IteratorsAsPointers = false;
+  /// A local std::vector the rest of its scope push_back()s into: its
+  /// element count is an integer local (its size() from then on), and
+  /// each push_back grows it by one (LowerContainer.cpp).
+  void noteGrowingContainer(const clang::VarDecl *VD, ir::Block &Out);
+  llvm::DenseMap<ir::Var *, ir::Var *> GrowCounts;
   /// A member call or subscript of a container (LowerContainer.cpp): true
   /// if E is one, with Out its lowering (null after an error).
   bool lowerContainerCall(const clang::CallExpr *E, ir::Block &Pre,
