@@ -325,6 +325,13 @@ double half_detached(double x) { return fluxion::stop_gradient(x * x) + x; }
   return p * q;
 }
 
+// std::pow with a constant exponent at a negative base: the partial in the
+// exponent is NaN there, and a zero tangent of the exponent must contribute
+// nothing (f_jvp was NaN, and f_hvp of pow(x, 2) too).
+[[fluxion::hessian]] [[fluxion::jvp]] double squares(double x, double y) {
+  return std::pow(x - y, 2.0) + std::pow(x, 2) * y;
+}
+
 } // namespace edge
 
 using nt::ld;
@@ -597,4 +604,15 @@ TEST(EdgeCases, SwapRecurrence) {
   check_array([](const double *v) { return edge::swap_recurrence(v, N); },
               [](const double *v, double *d) { return edge::swap_recurrence_grad(v, N, d); },
               kA);
+}
+
+TEST(EdgeCases, PowAtANegativeBase) {
+  double x = -0.6, y = 0.9;
+  // d/dx = 2 (x - y) + 2 x y, d/dy = -2 (x - y) + x^2.
+  EXPECT_DOUBLE_EQ(edge::squares_jvp(x, y, 1.0, 0.0), 2 * (x - y) + 2 * x * y);
+  EXPECT_DOUBLE_EQ(edge::squares_jvp(x, y, 0.0, 1.0), -2 * (x - y) + x * x);
+  double hx = 0, hy = 0;
+  edge::squares_hvp(x, y, 1.0, 0.0, &hx, &hy);
+  EXPECT_DOUBLE_EQ(hx, 2 + 2 * y);
+  EXPECT_DOUBLE_EQ(hy, -2 + 2 * x);
 }

@@ -99,11 +99,15 @@ template <class T> inline T sign(T X) {
 /// NaN of 0 * inf. Used by every rule whose partial can be infinite where
 /// the function itself is finite (sqrt and cbrt at 0, asin at 1, log at 0
 /// under fmax, pow(0, 0.5)) and by the two-argument rules.
-/// Only the 0 * inf and 0 / 0 cases change: elsewhere these are the plain
+/// The same for an undefined partial (NaN: pow's in its exponent at a
+/// negative base, which std::pow(x, 2.0) and the second derivative of
+/// std::pow(x, 2) meet with a zero tangent of the exponent).
+/// Only the 0 * inf, 0 * NaN and 0 / 0 cases change: elsewhere these are the plain
 /// product and quotient, so that differentiating a rule again (f_hvp)
 /// keeps the derivative of the zero factor.
 template <class T> inline T product0(T A, T B) {
-  if ((A == 0 && std::isinf(B)) || (B == 0 && std::isinf(A)))
+  if ((A == 0 && (std::isinf(B) || std::isnan(B))) ||
+      (B == 0 && (std::isinf(A) || std::isnan(A))))
     return T(0);
   return A * B;
 }
