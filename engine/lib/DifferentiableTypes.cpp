@@ -141,7 +141,11 @@ QualType containerElement(QualType T) {
     Elem = E->Scalar;
   else if (!stdContainer(T, Elem))
     return QualType();
-  if (!Elem->isArithmeticType())
+  // A std::vector or std::array of a class of reals (not one holding
+  // pointers) is storage of such objects, as an array of them is.
+  if (!Elem->isArithmeticType() &&
+      !(!eigenShape(T) && isDifferentiableRecord(Elem) &&
+        !pointsToReals(Elem) && containerElement(Elem).isNull()))
     return QualType();
   return Elem;
 }
@@ -203,7 +207,7 @@ struct RecordShape {
     if ((!Elem.isNull() || stdContainer(T, Elem)) &&
         (Elem->isRealFloatingType() ||
          (!Elem->isArithmeticType() && !isClassWithoutReals(Elem)))) {
-      if (Path.empty() && Elem->isRealFloatingType()) {
+      if (Path.empty() && !containerElement(T).isNull()) {
         HasFloating = true;
         return;
       }
@@ -376,7 +380,8 @@ bool isDifferentiableType(QualType T) {
   for (QualType E = T; !E.isNull(); E = elementType(E))
     if (isDifferentiableScalar(E) || isDifferentiableRecord(E) ||
         (!containerElement(E).isNull() &&
-         containerElement(E)->isRealFloatingType()))
+         (containerElement(E)->isRealFloatingType() ||
+          containerElement(E)->isRecordType())))
       return true;
   return false;
 }

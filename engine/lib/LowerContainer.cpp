@@ -84,6 +84,14 @@ bool FunctionLowering::lowerContainerLocal(const VarDecl *VD, ir::Block &Out) {
   QualType Elem = containerElement(T).getUnqualifiedType();
   std::string TypeName = T.getUnqualifiedType().getAsString();
   SourceLocation Loc = VD->getLocation();
+  if (Elem->isRecordType()) {
+    // Its zeros and copies would be objects: only parameters are storage.
+    Diags.report(Loc, Diag::NotSupported)
+        << ("a local '" + TypeName + "' ('" + VD->getNameAsString() + "')")
+        << ("take it as a parameter, or use a local array of '" +
+            Elem->getAsRecordDecl()->getNameAsString() + "'");
+    return false;
+  }
   if (std::optional<EigenShape> Shape = eigenShape(T); Shape && Shape->View) {
     // A view of other memory: the engine would need to know what it views.
     Diags.report(Loc, Diag::NotSupported)

@@ -282,6 +282,31 @@ static double running(const std::vector<double> &x) {
          std::inner_product(r.begin(), r.end(), r.begin(), 0.0);
 }
 
+// Containers of objects of reals (contract v2: the adjoint is a container of
+// the same type and size): elements' members, range-for by reference,
+// back(), a callee taking one element, a std::array of them.
+struct Body {
+  int id;
+  double m;
+  double x[2];
+};
+
+static double kinetic(const Body &b) {
+  return 0.5 * b.m * (b.x[0] * b.x[0] + b.x[1] * b.x[1]);
+}
+
+[[fluxion::hessian]] [[fluxion::jvp]] double
+chain(const std::vector<Body> &bs, const std::array<Body, 2> &ends, double k) {
+  double s = 0;
+  for (const Body &b : bs)
+    s += kinetic(b);
+  for (std::size_t i = 0; i + 1 < bs.size(); ++i) {
+    double d = bs[i].x[0] - bs[i + 1].x[0];
+    s += k * d * d * bs[i].m;
+  }
+  return s + ends[0].m * ends[1].x[1] + std::sin(bs.back().m * k);
+}
+
 } // namespace ctr
 
 namespace {
@@ -328,6 +353,73 @@ TEST(Containers, PushBackInLoops) {
     auto C = fluxion::check_gradient(ctr::runs, ctr::runs_grad, x);
     EXPECT_TRUE(C.ok()) << C;
   }
+}
+
+TEST(Containers, VectorsOfObjects) {
+  std::vector<ctr::Body> bs = {
+      {0, 1.5, {0.2, 0.3}}, {1, 0.7, {-0.4, 1.1}}, {2, 2.0, {0.9, -0.6}}};
+  std::array<ctr::Body, 2> ends = {{{0, 1.2, {0.1, 0.2}}, {1, 0.3, {0.5, 0.6}}}};
+  double k = 0.8;
+  // Every real by address, and the same places in a shadow.
+  auto reals = [](std::vector<ctr::Body> &v, std::array<ctr::Body, 2> &a,
+                  double &kk) {
+    std::vector<double *> r;
+    for (auto *b : {&v[0], &v[1], &v[2], &a[0], &a[1]})
+      for (double *p : {&b->m, &b->x[0], &b->x[1]})
+        r.push_back(p);
+    r.push_back(&kk);
+    return r;
+  };
+  std::vector<ctr::Body> d(3);
+  std::array<ctr::Body, 2> dends{};
+  double dk = 0;
+  double value = ctr::chain_grad(bs, ends, k, &d, &dends, &dk);
+  EXPECT_DOUBLE_EQ(value, ctr::chain(bs, ends, k));
+  auto in = reals(bs, ends, k), grad = reals(d, dends, dk);
+  std::vector<double> dir;
+  for (std::size_t i = 0; i < in.size(); ++i) {
+    double h = 1e-6, o = *in[i];
+    *in[i] = o + h;
+    double up = ctr::chain(bs, ends, k);
+    *in[i] = o - h;
+    double dn = ctr::chain(bs, ends, k);
+    *in[i] = o;
+    EXPECT_NEAR(*grad[i], (up - dn) / (2 * h), 1e-7) << i;
+    dir.push_back(std::cos(1.3 * i + 0.2));
+  }
+  EXPECT_EQ(d[1].id, 0); // integer members are left alone
+  // Reverse against forward, and H v against differences of gradients.
+  std::vector<ctr::Body> t(3), hv(3);
+  std::array<ctr::Body, 2> tends{}, hvends{};
+  double tk = 0, hk = 0;
+  auto tan = reals(t, tends, tk);
+  double dot = 0;
+  for (std::size_t i = 0; i < tan.size(); ++i) {
+    *tan[i] = dir[i];
+    dot += dir[i] * *grad[i];
+  }
+  EXPECT_NEAR(ctr::chain_jvp(bs, ends, k, &t, &tends, tk), dot, 1e-12);
+  ctr::chain_hvp(bs, ends, k, &t, &tends, tk, &hv, &hvends, &hk);
+  auto gradAt = [&](double h) {
+    auto b2 = bs;
+    auto e2 = ends;
+    double k2 = k;
+    auto p = reals(b2, e2, k2);
+    for (std::size_t i = 0; i < p.size(); ++i)
+      *p[i] += h * dir[i];
+    std::vector<ctr::Body> g(3);
+    std::array<ctr::Body, 2> ge{};
+    double gk = 0;
+    ctr::chain_grad(b2, e2, k2, &g, &ge, &gk);
+    std::vector<double> out;
+    for (double *q : reals(g, ge, gk))
+      out.push_back(*q);
+    return out;
+  };
+  auto up = gradAt(1e-5), dn = gradAt(-1e-5);
+  auto got = reals(hv, hvends, hk);
+  for (std::size_t i = 0; i < got.size(); ++i)
+    EXPECT_NEAR(*got[i], (up[i] - dn[i]) / 2e-5, 1e-6) << i;
 }
 
 TEST(Containers, ConstReferenceByHand) {

@@ -64,3 +64,14 @@ struct Net {
 [[fluxion::grad]] double nested(const std::vector<std::vector<double>> &m) {
   return m[0][0];
 }
+
+// Containers of objects of reals are parameters' storage; a local one is
+// refused with the spelling that works.
+struct Body {
+  double m;
+};
+[[fluxion::grad]] double bodies(const std::vector<Body> &bs) {
+  // CHECK: containers.cpp:[[@LINE+1]]:21: error: fluxion: a local 'std::vector<Body>' ('copy') is not supported in a differentiated function; take it as a parameter, or use a local array of 'Body'
+  std::vector<Body> copy(bs.size());
+  return bs[0].m + copy.size();
+}
