@@ -358,6 +358,8 @@ std::string FunctionLowering::walkProblem(const VarDecl *VD,
 
 std::string FunctionLowering::lowerWalkingPointer(const VarDecl *VD,
                                                   Block &Out) {
+  if (!VD->getInit())
+    return "declared without a value";
   SmallVector<PointerTerm, 4> Terms;
   const Expr *Base = splitPointer(VD->getInit(), Terms);
   if (std::string Why = walkProblem(VD, Base); !Why.empty())

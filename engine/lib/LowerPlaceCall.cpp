@@ -80,7 +80,8 @@ bool FunctionLowering::lowerPlaceCall(const CallExpr *E,
   }
   // `this` inside is the call's object (unless the call is on `this`
   // itself, which stays what it was).
-  if (MC.Method && !isa<CXXThisExpr>(MC.Object->IgnoreParenImpCasts())) {
+  if (MC.Method && MC.Object &&
+      !isa<CXXThisExpr>(MC.Object->IgnoreParenImpCasts())) {
     ThisObject = MC.Object;
     ThisArrow = MC.Arrow;
   }

@@ -18,9 +18,12 @@
   const double *q = x + 1;
   const double **qq = &q;
   s += **qq;
-  return s;
+  // CHECK: pointer-local.cpp:[[@LINE+1]]:17: error: fluxion: local pointer 'r' (declared without a value)
+  const double *r;
+  r = x;
+  return s + r[0];
 }
-// CHECK: pointer-local.cpp:[[@LINE-15]]:26: note: while differentiating 'f'
+// CHECK: pointer-local.cpp:[[@LINE-18]]:26: note: while differentiating 'f'
 
 // CHECK: pointer-local.cpp:[[@LINE+1]]:59: error: fluxion: moving pointer parameter 'y' (it is set to a place in other memory) is not supported in a differentiated function; index from it (y[k]) or walk a local pointer that starts at it
 [[fluxion::grad]] double g(const double *x, const double *y, int n) {
