@@ -193,6 +193,30 @@ Differentiator::splitPair(FunctionDecl *Callee, const std::vector<bool> &Active,
   return *It->second;
 }
 
+/// True if FD's body calls push_back or emplace_back on one of its locals.
+static bool growsLocalVector(const FunctionDecl *FD) {
+  const FunctionDecl *Def = nullptr;
+  if (!FD->hasBody(Def))
+    return false;
+  std::function<bool(const Stmt *)> Find = [&](const Stmt *S) {
+    if (!S)
+      return false;
+    if (const auto *MC = dyn_cast<CXXMemberCallExpr>(S))
+      if (const auto *M = MC->getMethodDecl(); M && M->getIdentifier() &&
+          (M->getName() == "push_back" || M->getName() == "emplace_back"))
+        if (const auto *DRE = dyn_cast<DeclRefExpr>(
+                MC->getImplicitObjectArgument()->IgnoreParenImpCasts()))
+          if (const auto *VD = dyn_cast<VarDecl>(DRE->getDecl());
+              VD && VD->isLocalVarDecl())
+            return true;
+    for (const Stmt *C : S->children())
+      if (Find(C))
+        return true;
+    return false;
+  };
+  return Find(Def->getBody());
+}
+
 std::optional<CallDerivative>
 Differentiator::reverseOf(const ir::Expr &Call, llvm::ArrayRef<bool> ArgActive,
                           bool RestoreMemory) {
@@ -228,6 +252,17 @@ Differentiator::reverseOf(const ir::Expr &Call, llvm::ArrayRef<bool> ArgActive,
     return std::nullopt;
   if (!canGenerate(Callee, Call.Loc, "_vjp"))
     return std::nullopt;
+  // f_hvp differentiates a callee's split pair again, which does not
+  // follow a local std::vector that grows (push_back) yet.
+  if (SecondOrderMode && growsLocalVector(Callee)) {
+    Diags.report(Call.Loc, Diag::NotSupported)
+        << ("a second derivative (f_hvp, f_hessian) through '" +
+            Callee->getNameAsString() +
+            "', which grows a local std::vector with push_back")
+        << "size the vector where it is declared ('std::vector<double> "
+           "t(n);') and assign its elements, or differentiate once";
+    return std::nullopt;
+  }
   // A checkpointed callee's undo log gives the memory back anyway.
   if (!SecondOrderMode && isCheckpointed(Callee))
     RestoreMemory = false;

@@ -75,3 +75,22 @@ struct Body {
   std::vector<Body> copy(bs.size());
   return bs[0].m + copy.size();
 }
+
+// f_hvp through a callee that grows a local vector: refused at the call;
+// following the advice (size it, assign its elements) compiles.
+static double squares(const std::vector<double> &x) {
+  std::vector<double> r;
+  for (double v : x)
+    r.push_back(v * v);
+  return r[0] + r.back();
+}
+static double squares_sized(const std::vector<double> &x) {
+  std::vector<double> r(x.size());
+  for (std::size_t i = 0; i < x.size(); ++i)
+    r[i] = x[i] * x[i];
+  return r[0] + r.back();
+}
+[[fluxion::hessian]] double second(const std::vector<double> &x) {
+  // CHECK: containers.cpp:[[@LINE+1]]:10: error: fluxion: a second derivative (f_hvp, f_hessian) through 'squares', which grows a local std::vector with push_back is not supported in a differentiated function; size the vector where it is declared ('std::vector<double> t(n);') and assign its elements, or differentiate once
+  return squares(x) + squares_sized(x);
+}
