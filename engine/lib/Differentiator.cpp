@@ -196,25 +196,7 @@ Differentiator::splitPair(FunctionDecl *Callee, const std::vector<bool> &Active,
 /// True if FD's body calls push_back or emplace_back on one of its locals.
 static bool growsLocalVector(const FunctionDecl *FD) {
   const FunctionDecl *Def = nullptr;
-  if (!FD->hasBody(Def))
-    return false;
-  std::function<bool(const Stmt *)> Find = [&](const Stmt *S) {
-    if (!S)
-      return false;
-    if (const auto *MC = dyn_cast<CXXMemberCallExpr>(S))
-      if (const auto *M = MC->getMethodDecl(); M && M->getIdentifier() &&
-          (M->getName() == "push_back" || M->getName() == "emplace_back"))
-        if (const auto *DRE = dyn_cast<DeclRefExpr>(
-                MC->getImplicitObjectArgument()->IgnoreParenImpCasts()))
-          if (const auto *VD = dyn_cast<VarDecl>(DRE->getDecl());
-              VD && VD->isLocalVarDecl())
-            return true;
-    for (const Stmt *C : S->children())
-      if (Find(C))
-        return true;
-    return false;
-  };
-  return Find(Def->getBody());
+  return FD->hasBody(Def) && pushedBackLocal(Def->getBody());
 }
 
 std::optional<CallDerivative>

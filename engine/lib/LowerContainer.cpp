@@ -668,21 +668,21 @@ bool FunctionLowering::lowerRangeAlgorithm(const CallExpr *E, ir::Block &Pre,
   return true;
 }
 
-/// True if S calls push_back or emplace_back on the container VD.
-static bool pushesBack(const Stmt *S, const VarDecl *VD) {
+const VarDecl *pushedBackLocal(const Stmt *S, const VarDecl *Only) {
   if (!S)
-    return false;
+    return nullptr;
   if (const auto *MC = dyn_cast<CXXMemberCallExpr>(S))
     if (const auto *M = MC->getMethodDecl(); M && M->getIdentifier() &&
         (M->getName() == "push_back" || M->getName() == "emplace_back"))
       if (const auto *DRE = dyn_cast<DeclRefExpr>(
-              MC->getImplicitObjectArgument()->IgnoreParenImpCasts());
-          DRE && DRE->getDecl() == VD)
-        return true;
+              MC->getImplicitObjectArgument()->IgnoreParenImpCasts()))
+        if (const auto *VD = dyn_cast<VarDecl>(DRE->getDecl());
+            VD && VD->isLocalVarDecl() && (!Only || VD == Only))
+          return VD;
   for (const Stmt *C : S->children())
-    if (pushesBack(C, VD))
-      return true;
-  return false;
+    if (const VarDecl *VD = pushedBackLocal(C, Only))
+      return VD;
+  return nullptr;
 }
 
 void FunctionLowering::noteGrowingContainer(const VarDecl *VD,
@@ -695,7 +695,7 @@ void FunctionLowering::noteGrowingContainer(const VarDecl *VD,
   auto Body = Scope->body();
   bool Grows = false;
   for (auto It = Body.begin() + Index; It != Body.end() && !Grows; ++It)
-    Grows = pushesBack(*It, VD);
+    Grows = pushedBackLocal(*It, VD);
   if (!Grows)
     return;
   QualType SizeTy = Ctx.getSizeType();

@@ -512,6 +512,11 @@ bool readsMemory(const clang::Stmt *S, bool RowsStayPut = false);
 const clang::Expr *containerStorage(const clang::Expr *E,
                                     const clang::Expr *&Index);
 
+/// A local variable S calls push_back or emplace_back on (Only, when
+/// given), or null (LowerContainer.cpp).
+const clang::VarDecl *pushedBackLocal(const clang::Stmt *S,
+                                      const clang::VarDecl *Only = nullptr);
+
 /// How the user spells the construct S ("goto", "try", "member access").
 llvm::StringRef describeConstruct(const clang::Stmt *S);
 
