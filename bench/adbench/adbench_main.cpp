@@ -33,7 +33,9 @@
 #include <cstring>
 #include <deque>
 #include <functional>
+#include <memory>
 #include <string>
+#include <memory>
 #include <vector>
 
 using namespace adbench;
@@ -193,6 +195,17 @@ void register_ba(const std::string &name, const BaInput &in, bool fd) {
     J.resize(p);
     for (auto _ : st) {
       ba_fluxion_jacobian(in, e.data(), w.data(), J);
+      benchmark::ClobberMemory();
+    }
+  });
+  // The model in structs, built once, as a program holding it so would.
+  auto model = std::make_shared<BaModel>(ba_make_model(in));
+  add(name + "/fluxion_struct", [model, p](benchmark::State &st) {
+    std::vector<double> e(2 * p), w(p);
+    BaJacobian J;
+    J.resize(p);
+    for (auto _ : st) {
+      ba_fluxion_struct_jacobian(*model, e.data(), w.data(), J);
       benchmark::ClobberMemory();
     }
   });

@@ -71,6 +71,37 @@ void ba_adolc_jacobian(const BaInput &in, double *reproj_err, double *w_err,
                        BaJacobian &J);
 #endif
 
+// The same residual written with structs (ba_struct.cpp): a camera and a
+// point are objects, passed by const reference; the observation's residual
+// is a Vec2 output. The model holds them in std::vectors, built once.
+struct BaVec2 {
+  double x, y;
+};
+struct BaVec3 {
+  double x, y, z;
+};
+/// ADBench's camera layout, member by member: f_jacobian's columns follow
+/// the members in order, so they are the pointer version's.
+struct BaCamera {
+  BaVec3 rot;    ///< Rodrigues vector
+  BaVec3 center;
+  double focal;
+  BaVec2 principal;
+  BaVec2 radial; ///< distortion coefficients
+};
+struct BaModel {
+  std::vector<BaCamera> cams;
+  std::vector<BaVec3> points;
+  std::vector<double> w;
+  std::vector<BaVec2> feats;
+  std::vector<int> obs;
+};
+BaModel ba_make_model(const BaInput &in);
+/// Fluxion (ba_struct.cpp): one generated f_jacobian per observation, on
+/// objects.
+void ba_fluxion_struct_jacobian(const BaModel &model, double *reproj_err,
+                                double *w_err, BaJacobian &J);
+
 /// One observation's residuals as a function of its 15 inputs (camera,
 /// point, weight): for the finite-difference check.
 void ba_residual(const double *cam, const double *X, double w,

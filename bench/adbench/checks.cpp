@@ -132,6 +132,13 @@ bool check_ba(const std::string &name, const BaInput &in, int fd_observations) {
   ok &= check(name + " weight res.", wm, "manual", w0, "primal", 1e-14);
   ok &= check(name + " Jacobian", Jf.flat(), "fluxion", Jm.flat(), "manual",
               AdTol);
+  std::vector<double> eS(2 * p), wS(p);
+  BaJacobian JS;
+  JS.resize(p);
+  ba_fluxion_struct_jacobian(ba_make_model(in), eS.data(), wS.data(), JS);
+  ok &= check(name + " residuals", eS, "fluxion_struct", e0, "primal", 1e-14);
+  ok &= check(name + " Jacobian", JS.flat(), "fluxion_struct", Jm.flat(),
+              "manual", AdTol);
 #ifdef FLUXION_ADBENCH_EIGEN
   std::vector<double> eE(2 * p), wE(p);
   BaJacobian JE;

@@ -93,7 +93,7 @@ static DiagInfo info(Diag Kind) {
                       "declared; #include <fluxion/fluxion.hpp>"};
   case Diag::UndifferentiatedOutput:
     return {L::Error, "fluxion: %1 stores values that depend on its "
-                      "differentiated inputs through pointer parameter %0, "
+                      "differentiated inputs through parameter %0, "
                       "which is not differentiated; add it to the names in "
                       "the annotation so that the derivative receives its "
                       "%select{adjoint|tangent}2 buffer"};

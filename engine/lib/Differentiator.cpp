@@ -72,9 +72,24 @@ QualType adjointParamType(ASTContext &Ctx, QualType T) {
 }
 
 bool isFixedSizeOutput(ASTContext &Ctx, const ParmVarDecl *P) {
-  const auto *AT = Ctx.getAsConstantArrayType(P->getOriginalType());
-  return AT && AT->getElementType()->isRealFloatingType() &&
-         !AT->getElementType().isConstQualified();
+  QualType T = P->getOriginalType();
+  // An object of reals by non-const reference (`Vec2 &err`), or a
+  // fixed-size array of them.
+  if (T->isLValueReferenceType()) {
+    QualType O = T.getNonReferenceType();
+    return !O.isConstQualified() && !O->isDependentType() &&
+           isDifferentiableRecord(Ctx.getBaseElementType(O)) &&
+           !pointsToReals(O) &&
+           (!O->isArrayType() || Ctx.getAsConstantArrayType(O));
+  }
+  const auto *AT = Ctx.getAsConstantArrayType(T);
+  if (!AT)
+    return false;
+  QualType E = Ctx.getBaseElementType(AT);
+  return !E.isConstQualified() &&
+         (E->isRealFloatingType() ||
+          (AT->getElementType()->isRecordType() &&
+           isDifferentiableRecord(E) && !pointsToReals(E)));
 }
 
 //===----------------------------------------------------------------------===//

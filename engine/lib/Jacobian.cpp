@@ -1,8 +1,10 @@
 //===- Jacobian.cpp - Dense Jacobians from jvp or vjp sweeps ---------------===//
 //
 // f_jacobian(p..., J) fills J row-major: one row per output (the returned
-// value first, then the elements of fixed-size output arrays), one column
-// per flattened differentiable input. A list of names in the annotation
+// value first, then the elements of fixed-size output arrays and objects),
+// one column per flattened differentiable input: a scalar, the elements of
+// a fixed-size array, or the floating members of an object of reals (in
+// declaration order, base classes first, arrays element by element). A list of names in the annotation
 // picks the inputs (the columns); every output gives rows, named or not.
 // With fewer inputs than outputs it runs one f_jvp per column (forward
 // mode); otherwise one f_vjp per row (reverse mode), like JAX's jacfwd and
@@ -28,14 +30,46 @@ namespace {
 struct Part {
   unsigned Param;
   uint64_t Size;  ///< flattened elements
-  bool Output;    ///< a non-const fixed-size array the function writes
+  bool Output;    ///< a non-const fixed-size array or object the function writes
   bool Scalar;
+  /// An object of reals (or a fixed-size array of them): its floating
+  /// members are the elements, each spelled out (objectScalars).
+  QualType Object = {};
 };
 } // namespace
 
-/// The floating type of a scalar parameter or of a fixed-size array's
-/// elements.
+/// The type of P when it is an object of reals or a fixed-size array of
+/// them (by value, by reference or as an array parameter); null otherwise.
+static QualType objectType(ASTContext &Ctx, const ParmVarDecl *P) {
+  QualType T = P->getOriginalType().getNonReferenceType();
+  if (T->isDependentType() || !Ctx.getBaseElementType(T)->isRecordType() ||
+      (T->isArrayType() && !Ctx.getAsConstantArrayType(T)))
+    return {};
+  Qualifiers Quals; // (of the elements of an array: `const S x[2]`)
+  return Ctx.getUnqualifiedArrayType(T, Quals);
+}
+
+/// The floating scalars of an object of type Object, as lvalues reached
+/// from Base, in member order.
+static llvm::SmallVector<ExprP, 16>
+objectScalars(ASTContext &Ctx, ExprP Base, QualType Object) {
+  llvm::SmallVector<ExprP, 16> Out;
+  forEachScalar(Ctx, std::move(Base), nullptr, Object,
+                [&](ExprP D, ExprP, QualType T) {
+                  if (T->isRealFloatingType())
+                    Out.push_back(std::move(D));
+                });
+  return Out;
+}
+
+/// The floating type of a scalar parameter, of a fixed-size array's
+/// elements, or of an object's first floating member.
 static QualType elementType(ASTContext &Ctx, const ParmVarDecl *P) {
+  if (QualType O = objectType(Ctx, P); !O.isNull()) {
+    auto Scalars = objectScalars(Ctx, ir::intConst(Ctx.IntTy, 0), O);
+    return Scalars.empty() ? Ctx.DoubleTy
+                           : Scalars.front()->Ty.getUnqualifiedType();
+  }
   if (const auto *AT = Ctx.getAsConstantArrayType(P->getOriginalType()))
     return Ctx.getBaseElementType(AT).getUnqualifiedType();
   return P->getType().getNonReferenceType().getUnqualifiedType();
@@ -56,6 +90,23 @@ static bool jacobianParts(ASTContext &Ctx, FunctionDecl *FD,
       continue;
     const ParmVarDecl *P = FD->getParamDecl(I);
     QualType T = P->getType();
+    // An object of reals: `const Camera &`, `Camera` by value, `Vec2 &` (an
+    // output when written), `Vec2 e[2]`. One holding a pointer has no
+    // fixed number of elements.
+    if (QualType O = objectType(Ctx, P); !O.isNull()) {
+      QualType Elem = Ctx.getBaseElementType(O);
+      if (!isDifferentiableRecord(Elem) || pointsToReals(Elem))
+        return false;
+      bool Output = isFixedSizeOutput(Ctx, P);
+      if (Output && Def && !paramMemoryUse(Def, I).Written) {
+        Output = false;
+        if (!Named[I])
+          continue;
+      }
+      uint64_t N = objectScalars(Ctx, ir::intConst(Ctx.IntTy, 0), O).size();
+      Parts.push_back({I, N, Output, false, O});
+      continue;
+    }
     // A scalar input: by value or const T& (a non-const T& is not a row).
     // In a function template, `T` or `const T&` may be one: the instance
     // is checked again when it is differentiated.
@@ -99,8 +150,10 @@ bool Differentiator::checkJacobianParts(UserEntry &E, FunctionDecl *Def) {
       continue;
     Diags.report(E.Loc, Diag::NotDifferentiable)
         << Def
-        << ("'" + P->getName() +
-            "' is a non-const array that the function only reads, and the "
+        << ("'" + P->getName() + "' is a non-const " +
+            (P->getOriginalType()->isReferenceType() ? "reference"
+                                                     : "array") +
+            " that the function only reads, and the "
             "annotation does not name it; declare it 'const' (then it is "
             "left out like any unnamed input) or name it (then its "
             "elements are columns)")
@@ -146,9 +199,10 @@ bool Differentiator::declareJacobian(UserEntry &E, const Annotation &A) {
   if (!jacobianParts(Ctx, FD, E.Active, E.Named, Parts)) {
     Diags.report(A.Loc, Diag::NotDifferentiable)
         << FD
-        << "a dense Jacobian needs scalar and fixed-size array parameters "
-           "(T x[N]; outputs T y[N]); use f_jvp or f_vjp for pointers, "
-           "containers and non-const references";
+        << "a dense Jacobian needs scalar, fixed-size array and object "
+           "parameters (T x[N], const S &s; outputs T y[N], S &out); use "
+           "f_jvp or f_vjp for pointers, containers and non-const scalar "
+           "references";
     return false;
   }
   uint64_t Rows = hasSeed(FD) ? 1 : 0, Cols = 0;
@@ -172,7 +226,9 @@ bool Differentiator::declareJacobian(UserEntry &E, const Annotation &A) {
   QualType T = hasSeed(FD) ? FD->getReturnType().getUnqualifiedType()
                            : Ctx.DoubleTy;
   for (const Part &P : Parts)
-    if (!P.Scalar)
+    if (!P.Object.isNull())
+      T = elementType(Ctx, FD->getParamDecl(P.Param));
+    else if (!P.Scalar)
       T = Ctx.getBaseElementType(
           FD->getParamDecl(P.Param)->getOriginalType()).getUnqualifiedType();
   Ps.push_back({"J", Ctx.getPointerType(T)});
@@ -247,7 +303,11 @@ void Differentiator::defineJacobian(UserEntry &E, FunctionDecl *Def) {
   // replayed and lanes rows run the split pair instead.
   if (E.Forward || !Replay)
     Sweep->NeededByJacobian = true;
-  if (Replay && !E.Forward) {
+  // (The lanes sweep keeps one adjoint per row in arrays of reals: not
+  // for objects yet.)
+  bool Objects = llvm::any_of(
+      Parts, [](const Part &P) { return !P.Object.isNull(); });
+  if (Replay && !E.Forward && !Objects) {
     uint64_t Rows = hasSeed(Def) ? 1 : 0;
     for (const Part &P : Parts)
       Rows += P.Output ? P.Size : 0;
@@ -259,9 +319,22 @@ void Differentiator::defineJacobian(UserEntry &E, FunctionDecl *Def) {
   FunctionDecl *Rewind = nullptr;
   Var *Position = nullptr;
   ir::Block Pre, Post;
-  std::vector<std::pair<Var *, Var *>> EndValues; // output, its final values
-  auto Copy = [&](Var *To, Var *From) {
+  // An output, and a local holding its final values.
+  struct EndValue {
+    const Part *P;
+    Var *Out, *End;
+  };
+  std::vector<EndValue> EndValues;
+  // Copies part P's elements between a parameter and a local.
+  auto Copy = [&](const Part &P, Var *To, Var *From) {
     ir::Block B;
+    if (!P.Object.isNull()) {
+      auto Ds = objectScalars(Ctx, ir::ref(To), P.Object);
+      auto Ss = objectScalars(Ctx, ir::ref(From), P.Object);
+      for (size_t X = 0; X < Ds.size(); ++X)
+        B.push_back(ir::assign(Ds[X], Ss[X]));
+      return B;
+    }
     B.push_back(ir::assign(ir::index(ir::ref(To), ir::ref(I), T),
                            ir::index(ir::ref(From), ir::ref(I), T)));
     uint64_t N = Ctx.getAsConstantArrayType(From->isArray() ? From->Type
@@ -300,14 +373,16 @@ void Differentiator::defineJacobian(UserEntry &E, FunctionDecl *Def) {
       Var *Out = Params[P.Param];
       Var *End = F.makeVar(
           Var::Kind::Local, "end_" + Out->Name,
-          Ctx.getConstantArrayType(T, llvm::APInt(64, P.Size), nullptr,
-                                   ArraySizeModifier::Normal, 0));
+          !P.Object.isNull()
+              ? P.Object
+              : Ctx.getConstantArrayType(T, llvm::APInt(64, P.Size), nullptr,
+                                         ArraySizeModifier::Normal, 0));
       F.Locals.push_back(End);
-      EndValues.push_back({Out, End});
-      for (StmtP &St : Copy(End, Out))
+      EndValues.push_back({&P, Out, End});
+      for (StmtP &St : Copy(P, End, Out))
         Pre.push_back(std::move(St));
       // Afterwards the outputs hold what f computed.
-      for (StmtP &St : Copy(Out, End))
+      for (StmtP &St : Copy(P, Out, End))
         Post.push_back(std::move(St));
     }
   }
@@ -324,18 +399,21 @@ void Differentiator::defineJacobian(UserEntry &E, FunctionDecl *Def) {
     // In reverse mode an input's adjoints are its part of row k of J: the
     // reverse sweep adds into J itself (no buffer, no copy).
     QualType PT = elementType(Ctx, Def->getParamDecl(P.Param));
-    if (!E.Forward && !P.Output && Ctx.hasSameUnqualifiedType(PT, T)) {
+    if (!E.Forward && !P.Output && P.Object.isNull() &&
+        Ctx.hasSameUnqualifiedType(PT, T)) {
       Slots.push_back({P, nullptr, Counter});
       Counter += P.Size;
       continue;
     }
     // Of the parameter's own element type (a float input of a double J):
     // converted when copied into J.
-    QualType BT = P.Scalar ? PT
-                           : Ctx.getConstantArrayType(PT, llvm::APInt(64, P.Size),
-                                                      nullptr,
-                                                      ArraySizeModifier::Normal,
-                                                      0);
+    // An object's are an object of its type.
+    QualType BT = !P.Object.isNull() ? P.Object
+                  : P.Scalar
+                      ? PT
+                      : Ctx.getConstantArrayType(PT, llvm::APInt(64, P.Size),
+                                                 nullptr,
+                                                 ArraySizeModifier::Normal, 0);
     Var *Buf = F.makeVar(Var::Kind::Local,
                          (E.Forward ? "t_" : "d_") + Params[P.Param]->Name, BT);
     Buf->ZeroInit = true;
@@ -363,22 +441,36 @@ void Differentiator::defineJacobian(UserEntry &E, FunctionDecl *Def) {
                                   Ctx.getAsArrayType(S.Buf->Type)
                                       ->getElementType());
   };
+  // Body(element, its index in the part) for each element of slot S: a
+  // loop over an array, one statement per member of an object.
+  auto EachElem = [&](const Slot &S,
+                      llvm::function_ref<StmtP(ExprP, ExprP)> Body) {
+    ir::Block B;
+    if (!S.P.Object.isNull()) {
+      int64_t X = 0;
+      for (ExprP El : objectScalars(Ctx, ir::ref(S.Buf), S.P.Object))
+        B.push_back(Body(El, IntC(X++)));
+      return B;
+    }
+    B.push_back(Body(Elem(S, ir::ref(I)), ir::ref(I)));
+    return Loop(I, S.P.Size, std::move(B));
+  };
   // Seeds the unit vector k into the slots on the "Seeded" side (inputs in
   // forward mode, outputs in reverse mode) and clears the others.
   ir::Block Body;
   for (const Slot &S : Slots) {
     bool Seeded = S.P.Output != E.Forward;
-    ExprP Value = ir::floatConst(T, 0);
-    if (Seeded)
-      Value = ir::cond(
-          ir::binary(BO_EQ, ir::ref(K),
-                     ir::binary(BO_Add, IntC(S.Offset),
-                                ir::ref(I), Int),
-                     Ctx.BoolTy),
-          ir::floatConst(T, 1), ir::floatConst(T, 0), T);
-    ir::Block Init;
-    Init.push_back(ir::assign(Elem(S, ir::ref(I)), Value));
-    for (StmtP &St : Loop(I, S.P.Size, std::move(Init)))
+    auto Init = [&](ExprP El, ExprP Idx) {
+      ExprP Value = ir::floatConst(T, 0);
+      if (Seeded)
+        Value = ir::cond(
+            ir::binary(BO_EQ, ir::ref(K),
+                       ir::binary(BO_Add, IntC(S.Offset), Idx, Int),
+                       Ctx.BoolTy),
+            ir::floatConst(T, 1), ir::floatConst(T, 0), T);
+      return ir::assign(El, Value);
+    };
+    for (StmtP &St : EachElem(S, Init))
       Body.push_back(std::move(St));
   }
   llvm::SmallVector<ExprP, 8> Args;
@@ -388,6 +480,8 @@ void Differentiator::defineJacobian(UserEntry &E, FunctionDecl *Def) {
     if (!S.Buf)
       return ir::binary(BO_Add, ir::ref(J), InJ(S, nullptr),
                         Ctx.getPointerType(T));
+    if (S.Buf->Type->isRecordType())
+      return ir::addrOf(ir::ref(S.Buf), Ctx.getPointerType(S.Buf->Type));
     if (!S.P.Scalar)
       return ir::cast(Ctx.getPointerType(Ctx.getAsArrayType(S.Buf->Type)
                                              ->getElementType()),
@@ -415,11 +509,11 @@ void Differentiator::defineJacobian(UserEntry &E, FunctionDecl *Def) {
     for (const Slot &S : Slots) {
       if (!S.P.Output)
         continue;
-      ir::Block Copy;
-      Copy.push_back(ir::assign(
-          At(ir::binary(BO_Add, IntC(S.Offset), ir::ref(I), Int)),
-          Elem(S, ir::ref(I))));
-      for (StmtP &St : Loop(I, S.P.Size, std::move(Copy)))
+      auto ToJ = [&](ExprP El, ExprP Idx) {
+        return ir::assign(At(ir::binary(BO_Add, IntC(S.Offset), Idx, Int)),
+                          El);
+      };
+      for (StmtP &St : EachElem(S, ToJ))
         Body.push_back(std::move(St));
     }
   } else {
@@ -428,8 +522,8 @@ void Differentiator::defineJacobian(UserEntry &E, FunctionDecl *Def) {
       // tapes and the outputs go back to where that sweep left them.
       Body.push_back(ir::eval(ir::call(Rewind, {ir::ref(Position)},
                                        Ctx.VoidTy)));
-      for (const auto &[Out, End] : EndValues)
-        for (StmtP &St : Copy(Out, End))
+      for (const EndValue &V : EndValues)
+        for (StmtP &St : Copy(*V.P, V.Out, V.End))
           Body.push_back(std::move(St));
     }
     if (!Replay && llvm::any_of(Parts, [](const Part &P) { return P.Output; }))
@@ -448,13 +542,13 @@ void Differentiator::defineJacobian(UserEntry &E, FunctionDecl *Def) {
     for (const Slot &S : Slots) {
       if (S.P.Output || !S.Buf)
         continue;
-      ir::Block Copy;
-      ExprP At = ir::binary(
-          BO_Add, ir::binary(BO_Mul, ir::ref(K), IntC(Cols), Int),
-          ir::binary(BO_Add, IntC(S.Offset), ir::ref(I), Int), Int);
-      Copy.push_back(
-          ir::assign(ir::index(ir::ref(J), At, T), Elem(S, ir::ref(I))));
-      for (StmtP &St : Loop(I, S.P.Size, std::move(Copy)))
+      auto ToJ = [&](ExprP El, ExprP Idx) {
+        ExprP At = ir::binary(
+            BO_Add, ir::binary(BO_Mul, ir::ref(K), IntC(Cols), Int),
+            ir::binary(BO_Add, IntC(S.Offset), Idx, Int), Int);
+        return ir::assign(ir::index(ir::ref(J), At, T), El);
+      };
+      for (StmtP &St : EachElem(S, ToJ))
         Body.push_back(std::move(St));
     }
   }
@@ -470,9 +564,9 @@ void Differentiator::defineJacobian(UserEntry &E, FunctionDecl *Def) {
       Var *Entry = F.makeVar(Var::Kind::Local, "entry_" + Out->Name,
                              S.Buf->Type);
       F.Locals.push_back(Entry);
-      for (StmtP &St : Copy(Entry, Out))
+      for (StmtP &St : Copy(S.P, Entry, Out))
         Pre.push_back(std::move(St));
-      for (StmtP &St : Copy(Out, Entry))
+      for (StmtP &St : Copy(S.P, Out, Entry))
         Restore.push_back(std::move(St));
     }
     for (StmtP &St : Body)

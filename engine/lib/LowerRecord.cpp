@@ -30,9 +30,7 @@ static const RecordDecl *recordOf(QualType T) {
   return RD ? RD->getDefinition() : nullptr;
 }
 
-/// Calls Leaf(dst, src) for every scalar in an object or array of type Ty,
-/// with the lvalues reached from Dst (and from Src, when given).
-static void forEachScalar(ASTContext &Ctx, ExprP Dst, ExprP Src, QualType Ty,
+void forEachScalar(ASTContext &Ctx, ExprP Dst, ExprP Src, QualType Ty,
                           llvm::function_ref<void(ExprP, ExprP, QualType)> Leaf) {
   QualType T = Ty.getCanonicalType();
   if (const auto *AT = Ctx.getAsConstantArrayType(T)) {

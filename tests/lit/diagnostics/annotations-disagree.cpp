@@ -22,7 +22,7 @@
 // that f_jacobian is built from (1 column, 2 rows) leaves it out (and
 // cannot, since out receives differentiated values).
 // CHECK: annotations-disagree.cpp:[[@LINE+2]]:25: error: fluxion: cannot generate derivatives of 'g': two of its annotations ask for 'g_jvp'
-// CHECK: annotations-disagree.cpp:[[@LINE+2]]:66: error: fluxion: 'g' stores values that depend on its differentiated inputs through pointer parameter 'out'
+// CHECK: annotations-disagree.cpp:[[@LINE+2]]:66: error: fluxion: 'g' stores values that depend on its differentiated inputs through parameter 'out'
 [[fluxion::jvp("x")]] [[fluxion::jacobian("x")]] double g(double x, double y,
                                                           double out[1]) {
   out[0] = x * y;

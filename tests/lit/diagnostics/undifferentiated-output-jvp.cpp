@@ -5,7 +5,7 @@
 // RUN: not %clangxx %fluxion -fsyntax-only %s 2>&1 | %FileCheck %s
 #include <fluxion/fluxion.hpp>
 
-// CHECK: undifferentiated-output-jvp.cpp:[[@LINE+1]]:59: error: fluxion: 'g' stores values that depend on its differentiated inputs through pointer parameter 'out', which is not differentiated; add it to the names in the annotation so that the derivative receives its tangent buffer
+// CHECK: undifferentiated-output-jvp.cpp:[[@LINE+1]]:59: error: fluxion: 'g' stores values that depend on its differentiated inputs through parameter 'out', which is not differentiated; add it to the names in the annotation so that the derivative receives its tangent buffer
 [[fluxion::jvp("x")]] double g(double x, double y, double out[2]) {
   out[0] = x * y;
   out[1] = y;

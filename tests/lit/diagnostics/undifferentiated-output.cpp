@@ -4,7 +4,7 @@
 // RUN: not %clangxx %fluxion -fsyntax-only %s 2>&1 | %FileCheck %s
 #include <fluxion/fluxion.hpp>
 
-// CHECK: undifferentiated-output.cpp:[[@LINE+1]]:60: error: fluxion: 'run' stores values that depend on its differentiated inputs through pointer parameter 'work', which is not differentiated; add it to the names in the annotation so that the derivative receives its adjoint buffer
+// CHECK: undifferentiated-output.cpp:[[@LINE+1]]:60: error: fluxion: 'run' stores values that depend on its differentiated inputs through parameter 'work', which is not differentiated; add it to the names in the annotation so that the derivative receives its adjoint buffer
 [[fluxion::grad("x")]] double run(const double *x, double *work, int n) {
   for (int i = 0; i < n; ++i)
     work[i] = x[i] * x[i];

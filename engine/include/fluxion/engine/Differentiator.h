@@ -478,8 +478,9 @@ inline bool tangentPassedByValue(const ir::Var *P) {
 }
 
 /// True for a parameter declared as a fixed-size array of floating values
-/// the function may write (T y[N], not const): an output whose elements are
-/// rows of f_jacobian.
+/// the function may write (T y[N], not const), or as an object of reals (or
+/// a fixed-size array of them) by non-const reference or array (`Vec2 &e`,
+/// `Vec2 e[2]`): an output whose elements are rows of f_jacobian.
 bool isFixedSizeOutput(clang::ASTContext &Ctx, const clang::ParmVarDecl *P);
 
 

@@ -20,6 +20,7 @@
 #include "clang/AST/StmtCXX.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/SmallPtrSet.h"
 
 #include <functional>
@@ -569,6 +570,13 @@ bool isContainerElementCall(const clang::Stmt *S);
 /// members, a base class, a member of a library type, ...), naming the
 /// member; empty when it is a struct of reals or of integers only.
 std::string recordProblem(clang::QualType T);
+/// Calls Leaf(dst, src, type) for every scalar in an object or array of
+/// type Ty (base classes' members first, then members in order, arrays
+/// element by element), with the lvalues reached from Dst (and from Src,
+/// when given) (LowerRecord.cpp).
+void forEachScalar(
+    clang::ASTContext &Ctx, ir::ExprP Dst, ir::ExprP Src, clang::QualType Ty,
+    llvm::function_ref<void(ir::ExprP, ir::ExprP, clang::QualType)> Leaf);
 
 } // namespace fluxion
 
