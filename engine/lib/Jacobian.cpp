@@ -303,11 +303,7 @@ void Differentiator::defineJacobian(UserEntry &E, FunctionDecl *Def) {
   // replayed and lanes rows run the split pair instead.
   if (E.Forward || !Replay)
     Sweep->NeededByJacobian = true;
-  // (The lanes sweep keeps one adjoint per row in arrays of reals: not
-  // for objects yet.)
-  bool Objects = llvm::any_of(
-      Parts, [](const Part &P) { return !P.Object.isNull(); });
-  if (Replay && !E.Forward && !Objects) {
+  if (Replay && !E.Forward) {
     uint64_t Rows = hasSeed(Def) ? 1 : 0;
     for (const Part &P : Parts)
       Rows += P.Output ? P.Size : 0;
@@ -630,8 +626,18 @@ void Differentiator::defineJacobianLanes(UserEntry &E, FunctionDecl *Def,
     if (!P.Output)
       continue;
     Var *Out = Params[P.Param];
-    Var *End = F.makeVar(Var::Kind::Local, "end_" + Out->Name, Array(P.Size));
+    Var *End = F.makeVar(Var::Kind::Local, "end_" + Out->Name,
+                         P.Object.isNull() ? Array(P.Size) : P.Object);
     F.Locals.push_back(End);
+    if (!P.Object.isNull()) {
+      auto Outs = objectScalars(Ctx, ir::ref(Out), P.Object);
+      auto Ends = objectScalars(Ctx, ir::ref(End), P.Object);
+      for (size_t X = 0; X < Outs.size(); ++X) {
+        Body.push_back(ir::assign(Ends[X], Outs[X]));
+        Post.push_back(ir::assign(Outs[X], Ends[X]));
+      }
+      continue;
+    }
     ir::Block Save, Restore;
     Save.push_back(ir::assign(ir::index(ir::ref(End), ir::ref(I), T),
                               ir::index(ir::ref(Out), ir::ref(I), T)));
@@ -682,6 +688,52 @@ void Differentiator::defineJacobianLanes(UserEntry &E, FunctionDecl *Def,
   uint64_t Row = hasSeed(Def) ? 1 : 0, Col = 0;
   for (const Part &P : Parts) {
     QualType PT = elementType(Ctx, Def->getParamDecl(P.Param));
+    if (!P.Object.isNull()) {
+      // One object (or array of them) per lane, the lanes sizeof apart:
+      // lane k's members are row k's seeds (an output) or its part of J
+      // (an input).
+      QualType Elem = Ctx.getBaseElementType(P.Object);
+      uint64_t Count = 1;
+      if (const auto *AT = Ctx.getAsConstantArrayType(P.Object))
+        Count = Ctx.getConstantArrayElementCount(AT);
+      Var *Buf = F.makeVar(Var::Kind::Local, "d_" + Params[P.Param]->Name,
+                           Ctx.getConstantArrayType(
+                               Elem, llvm::APInt(64, Count * Rows), nullptr,
+                               ArraySizeModifier::Normal, 0));
+      F.Locals.push_back(Buf);
+      llvm::SmallVector<ExprP, 16> Scalars; // lane k's
+      for (uint64_t N = 0; N < Count; ++N)
+        for (ExprP &S : objectScalars(
+                 Ctx,
+                 ir::index(ir::ref(Buf),
+                           Count == 1
+                               ? ir::ref(K)
+                               : ir::add(ir::binary(BO_Mul, ir::ref(K),
+                                                    IntC(Count), Int),
+                                         IntC(N), Int),
+                           Elem),
+                 Elem))
+          Scalars.push_back(std::move(S));
+      uint64_t &At = P.Output ? Row : Col;
+      for (size_t X = 0; X < Scalars.size(); ++X) {
+        QualType ST = Scalars[X]->Ty;
+        Seed.push_back(ir::assign(
+            Scalars[X], P.Output ? ir::cast(ST, IsRow(IntC(At + X)))
+                                 : ir::floatConst(ST, 0)));
+        if (!P.Output)
+          CopyOut.push_back(ir::assign(
+              ir::index(ir::ref(J),
+                        ir::add(ir::binary(BO_Mul, ir::ref(K), IntC(Cols),
+                                           Int),
+                                IntC(At + X), Int),
+                        T),
+              Scalars[X]));
+      }
+      Args.push_back(ir::ref(Buf));
+      Args.push_back(LongC(Count * Ctx.getTypeSizeInChars(Elem).getQuantity()));
+      At += P.Size;
+      continue;
+    }
     ir::Block Init;
     if (!P.Output && Ctx.hasSameUnqualifiedType(PT, T)) {
       // Straight into J.

@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "fluxion/engine/LaneExpansion.h"
+#include "fluxion/engine/Lowering.h"
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Decl.h"
@@ -22,11 +23,19 @@ namespace {
 /// Where lane l of an adjoint variable lives.
 struct Lane {
   Var *New = nullptr;
-  /// Distance between lanes, in elements: 1 for scalars, N for a local
-  /// array of N, the stride parameter for a pointer parameter.
+  /// Distance between lanes, in units of Unit bytes: 1 for scalars and
+  /// objects, N for a local array of N, the stride parameter for a pointer
+  /// parameter.
   ExprP Stride;
-  /// A scalar: x becomes New[l].
+  /// Bytes per unit of Stride: the element's size, or 1 for a pointer to
+  /// objects (Bytes).
+  uint64_t Unit = 0;
+  /// A scalar or an object: x becomes New[l].
   bool Scalar = false;
+  /// A pointer to objects whose lanes are Stride bytes apart, so that a
+  /// member of each lane can be passed on with the same stride: lane l is
+  /// fluxion::lane(d_p, l, ld_d_p).
+  bool Bytes = false;
 };
 
 class Expander {
@@ -46,11 +55,19 @@ private:
   /// Gives V its lanes (a local or a temporary).
   bool laneLocal(Var *V);
   bool mentionsLanes(const Expr &E) const;
-  /// E inside the loop over lanes: adjoints at lane l.
+  /// E inside the loop over lanes: adjoints at lane l (at lane 0 while
+  /// AtZero is set).
   ExprP atLane(const ExprP &E);
+  /// Lane l of a pointer to objects whose lanes are bytes apart.
+  ExprP laneObject(const Lane &Ln);
   /// A pointer into adjoint memory, passed to a lanes callee: the pointer
-  /// to lane 0 and the stride.
-  bool laneBase(const ExprP &E, ExprP &Base, ExprP &Stride);
+  /// to lane 0 and the stride, in units of Unit bytes.
+  bool laneBase(const ExprP &E, ExprP &Base, ExprP &Stride, uint64_t &Unit);
+  /// Stride converted from units of From bytes to units of To bytes.
+  bool convertStride(ExprP &Stride, uint64_t From, uint64_t To);
+  uint64_t bytes(QualType T) const {
+    return Ctx.getTypeSizeInChars(T).getQuantity();
+  }
   bool block(const Block &B, Block &To);
   /// Appends S (which runs once per lane) to the pending loop over lanes.
   void perLane(StmtP S) { Pending.push_back(std::move(S)); }
@@ -65,6 +82,7 @@ private:
   std::string &Why;
   llvm::DenseMap<const Var *, Lane> Lanes;
   Var *L = nullptr; ///< the lane counter
+  bool AtZero = false;
   Block Pending;
   llvm::DenseMap<const Type *, Var *> Zeros; ///< M zero seeds per type
 };
@@ -74,25 +92,33 @@ bool Expander::laneLocal(Var *V) {
     return true;
   QualType T = V->Type.getUnqualifiedType();
   Lane Ln;
-  if (T->isRealFloatingType()) {
+  auto Element = [](QualType E) {
+    return E->isRealFloatingType() ||
+           (isDifferentiableRecord(E) && containerElement(E).isNull() &&
+            !pointsToReals(E));
+  };
+  if (Element(T)) {
+    // A scalar or an object of reals: one per lane.
     Ln.New = In.F->makeVar(Var::Kind::Local, V->Name,
                            Ctx.getConstantArrayType(
                                T, llvm::APInt(64, M), nullptr,
                                ArraySizeModifier::Normal, 0));
     Ln.Stride = intConst(Ctx.IntTy, 1);
+    Ln.Unit = bytes(T);
     Ln.Scalar = true;
   } else if (const auto *AT = Ctx.getAsConstantArrayType(T);
-             AT && AT->getElementType()->isRealFloatingType()) {
+             AT && Element(AT->getElementType())) {
     uint64_t N = AT->getSize().getZExtValue();
+    QualType E = AT->getElementType().getUnqualifiedType();
     Ln.New = In.F->makeVar(Var::Kind::Local, V->Name,
                            Ctx.getConstantArrayType(
-                               AT->getElementType().getUnqualifiedType(),
-                               llvm::APInt(64, N * M), nullptr,
+                               E, llvm::APInt(64, N * M), nullptr,
                                ArraySizeModifier::Normal, 0));
     Ln.Stride = intConst(Ctx.IntTy, static_cast<int64_t>(N));
+    Ln.Unit = bytes(E);
   } else {
-    return fail("the adjoint '" + V->Name + "' is neither a floating scalar "
-                "nor a one-dimensional floating array");
+    return fail("the adjoint '" + V->Name + "' is neither a floating scalar, "
+                "an object of reals nor a one-dimensional array of them");
   }
   // The expanded function declares only the new variable: it keeps the
   // name the reader knows from the one-seed function.
@@ -112,6 +138,17 @@ bool Expander::mentionsLanes(const Expr &E) const {
   return Found;
 }
 
+ExprP Expander::laneObject(const Lane &Ln) {
+  if (AtZero)
+    return ref(Ln.New);
+  FunctionDecl *Fn = Oracle.laneAccessor(Ln.New->Type);
+  if (!Fn) {
+    fail("the runtime's fluxion::lane is not declared");
+    return ref(Ln.New);
+  }
+  return call(Fn, {ref(Ln.New), ref(L), Ln.Stride}, Ln.New->Type);
+}
+
 ExprP Expander::atLane(const ExprP &E) {
   if (!mentionsLanes(*E))
     return E;
@@ -119,11 +156,16 @@ ExprP Expander::atLane(const ExprP &E) {
   auto Offset = [&](const Lane &Ln) {
     return mul(ref(L), Ln.Stride, Ln.Stride->Ty);
   };
+  ExprP Lane0 = intConst(Ctx.IntTy, 0);
   switch (E->K) {
   case ExprKind::VarRef: {
     const Lane &Ln = Lanes.find(E->V)->second;
     if (Ln.Scalar)
-      return index(ref(Ln.New), ref(L), E->Ty);
+      return index(ref(Ln.New), AtZero ? Lane0 : ref(L), E->Ty);
+    if (Ln.Bytes)
+      return laneObject(Ln);
+    if (AtZero)
+      return ref(Ln.New);
     // An array or pointer as a value (a rule's pointer argument): lane l's
     // first element.
     QualType Elem = E->Ty->isArrayType()
@@ -136,6 +178,10 @@ ExprP Expander::atLane(const ExprP &E) {
       const Lane &Ln = Lanes.find(E->Ops[0]->V)->second;
       if (!Ln.Scalar) {
         ExprP I = atLane(E->Ops[1]);
+        if (Ln.Bytes)
+          return index(laneObject(Ln), I, E->Ty);
+        if (AtZero)
+          return index(ref(Ln.New), I, E->Ty);
         return index(ref(Ln.New), add(Offset(Ln), I, Long), E->Ty);
       }
     }
@@ -153,11 +199,13 @@ ExprP Expander::atLane(const ExprP &E) {
   return Copy;
 }
 
-bool Expander::laneBase(const ExprP &E, ExprP &Base, ExprP &Stride) {
+bool Expander::laneBase(const ExprP &E, ExprP &Base, ExprP &Stride,
+                        uint64_t &Unit) {
   switch (E->K) {
   case ExprKind::Const: // no adjoint memory (an inactive argument)
     Base = E;
     Stride = intConst(Ctx.LongTy, 0);
+    Unit = 0; // any
     return true;
   case ExprKind::VarRef: {
     auto It = Lanes.find(E->V);
@@ -165,20 +213,24 @@ bool Expander::laneBase(const ExprP &E, ExprP &Base, ExprP &Stride) {
       return fail("an adjoint pointer without lanes ('" + E->V->Name + "')");
     Base = ref(It->second.New);
     Stride = It->second.Stride;
+    Unit = It->second.Unit;
     return true;
   }
   case ExprKind::AddrOf:
     if (E->Ops[0]->K == ExprKind::VarRef)
-      return laneBase(E->Ops[0], Base, Stride);
+      return laneBase(E->Ops[0], Base, Stride, Unit);
     break;
   case ExprKind::Cast:
-    if (!laneBase(E->Ops[0], Base, Stride))
+    if (E->Ops[0]->K == ExprKind::Member ||
+        E->Ops[0]->K == ExprKind::Index)
+      break; // an array member decaying
+    if (!laneBase(E->Ops[0], Base, Stride, Unit))
       return false;
     Base = cast(E->Ty, Base);
     return true;
   case ExprKind::Binary:
     if ((E->BOp == BO_Add || E->BOp == BO_Sub) && !mentionsLanes(*E->Ops[1])) {
-      if (!laneBase(E->Ops[0], Base, Stride))
+      if (!laneBase(E->Ops[0], Base, Stride, Unit))
         return false;
       Base = binary(E->BOp, Base, E->Ops[1], E->Ty);
       return true;
@@ -187,7 +239,36 @@ bool Expander::laneBase(const ExprP &E, ExprP &Base, ExprP &Stride) {
   default:
     break;
   }
+  // A place inside an object's or an array's lane (`&d_cam->rot`,
+  // `d_cam->centre`, `&d_ps[i].pos`): the same place in lane 0, and the
+  // lanes' own distance apart.
+  Var *Root = E->rootVar();
+  auto It = Root ? Lanes.find(Root) : Lanes.end();
+  if (It != Lanes.end() && E->K != ExprKind::VarRef) {
+    AtZero = true;
+    Base = atLane(E);
+    AtZero = false;
+    Stride = It->second.Stride;
+    Unit = It->second.Unit;
+    return true;
+  }
   return fail("an adjoint argument that is not a variable plus an offset");
+}
+
+bool Expander::convertStride(ExprP &Stride, uint64_t From, uint64_t To) {
+  if (From == To || From == 0 || To == 0)
+    return true;
+  if (From % To == 0) {
+    Stride = mul(Stride, intConst(Stride->Ty, From / To), Stride->Ty);
+    return true;
+  }
+  if (To % From == 0) {
+    Stride = binary(BO_Div, Stride, intConst(Stride->Ty, To / From),
+                    Stride->Ty);
+    return true;
+  }
+  return fail("lanes of an object whose size is not a multiple of its "
+              "members' sizes");
 }
 
 void Expander::flush(Block &To) {
@@ -241,7 +322,13 @@ bool Expander::laneCall(const Expr &C, SourceLocation Loc, Block &To) {
     }
     case LaneArg::Adjoint: {
       ExprP Base, Stride;
-      if (!laneBase(A, Base, Stride))
+      uint64_t Unit = 0;
+      if (!laneBase(A, Base, Stride, Unit))
+        return false;
+      // The callee's stride: bytes for objects, elements otherwise.
+      QualType To = Target->getParamDecl(Args.size())->getType();
+      To = To->isPointerType() ? To->getPointeeType() : To;
+      if (!convertStride(Stride, Unit, To->isRecordType() ? 1 : bytes(To)))
         return false;
       Args.push_back(Base);
       Args.push_back(cast(Ctx.LongTy, Stride));
@@ -262,6 +349,18 @@ bool Expander::block(const Block &B, Block &To) {
       if (S.V->Adjoint) {
         if (!laneLocal(S.V))
           return false;
+        if (!S.V->Type->isRealFloatingType()) {
+          // An object (or array): each lane's floating members start at 0.
+          if (S.RHS)
+            return fail("an adjoint object declared with a value");
+          forEachScalar(Ctx, atLane(ref(S.V)), nullptr, S.V->Type,
+                        [&](ExprP D, ExprP, QualType T) {
+                          if (T->isRealFloatingType())
+                            perLane(assign(D, floatConst(T, 0), BO_Assign,
+                                           S.Loc));
+                        });
+          continue;
+        }
         ExprP Init = S.RHS ? S.RHS : floatConst(S.V->Type, 0);
         perLane(assign(atLane(ref(S.V)), atLane(Init), BO_Assign, S.Loc));
         continue;
@@ -345,17 +444,27 @@ bool Expander::run() {
       Ln.New->Name = P->Name;
       Ln.New->Adjoint = true;
       Ln.Stride = intConst(Ctx.IntTy, 1);
+      Ln.Unit = bytes(P->Type);
       Ln.Scalar = true;
       Lanes[P] = Ln;
       Out.Params.push_back(Ln.New);
       continue;
     }
-    if (!P->Type->isPointerType() ||
-        !P->Type->getPointeeType()->isRealFloatingType())
+    QualType To = P->Type->isPointerType() ? P->Type->getPointeeType()
+                                           : QualType();
+    if (To.isNull() ||
+        (!To->isRealFloatingType() &&
+         (!isDifferentiableRecord(To) || !containerElement(To).isNull() ||
+          pointsToReals(To))))
       return fail("the adjoint parameter '" + P->Name +
-                  "' is not a pointer to floating values");
+                  "' is not a pointer to floating values or objects of them");
     Var *Ld = In.F->makeVar(Var::Kind::Param, "ld_" + P->Name, Ctx.LongTy);
-    Lanes[P] = {P, ref(Ld), false};
+    Lane Ln;
+    Ln.New = P;
+    Ln.Stride = ref(Ld);
+    Ln.Bytes = To->isRecordType();
+    Ln.Unit = Ln.Bytes ? 1 : bytes(To);
+    Lanes[P] = Ln;
     Out.Params.push_back(P);
     Out.Params.push_back(Ld);
   }

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 #include "fluxion/engine/Differentiator.h"
 #include "fluxion/engine/Emitter.h"
+#include "fluxion/engine/Lowering.h"
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/RecursiveASTVisitor.h"
@@ -35,8 +36,12 @@ public:
     else if (const ArrayType *AT = Ctx.getAsArrayType(T);
              AT && AT->getElementType()->isArrayType())
       Found = true;
-    else if (T->isRecordType() && !isa<ParmVarDecl>(VD))
-      Found = true;
+    else if (QualType E = Ctx.getBaseElementType(T);
+             E->isRecordType() && !isa<ParmVarDecl>(VD) &&
+             !isClassWithoutReals(E) &&
+             (!isDifferentiableRecord(E) || pointsToReals(E) ||
+              !containerElement(E).isNull()))
+      Found = true; // a container, or an object whose adjoint has pointers
     return !Found;
   }
   bool VisitCallExpr(CallExpr *E) {
@@ -126,6 +131,10 @@ FunctionDecl *Differentiator::lanesOf(FunctionDecl *Bwd, unsigned M,
                   Ctx.VoidTy, Params, true, false);
   LaneOrder.push_back(E.get());
   return LaneEntries.emplace(Key, std::move(E)).first->second->Fn;
+}
+
+FunctionDecl *Differentiator::laneAccessor(QualType Ptr) {
+  return runtimeFunction("lane", {Ptr, Ctx.LongTy, Ctx.LongTy}, LanesLoc);
 }
 
 void Differentiator::defineLanes(LaneEntry &E) {

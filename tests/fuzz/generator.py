@@ -1980,6 +1980,12 @@ class Generator:
             modes.append('hessian')
         if self.on('jacobian') and fixed_only and self.chance(0.6):
             modes.append('jacobian')
+        elif self.on('jacobian') and any(p.kind == 'ST' for p in params) and \
+                all(p.kind in ('S', 'I', 'CA', 'OA', 'RA', 'ST') for p in params) and \
+                random.Random(self.seed * 7919 + 61).random() < 0.6:
+            # A const S& gives a column per floating member (its own
+            # stream: programs without one are unchanged).
+            modes.append('jacobian')
         ann = ' '.join('[[fluxion::%s%s]]' % (m, args) for m in modes)
         sig = '%s f(%s)' % ('void' if ret is None else CTYPE[ret],
                             ', '.join(p.decl() for p in params))

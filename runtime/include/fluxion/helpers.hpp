@@ -32,6 +32,15 @@ template <class T> inline T zero_object() {
   return __builtin_bit_cast(T, Zero);
 }
 
+/// Lane l of an object's adjoints in a reverse sweep run for several seeds
+/// at once (a dense Jacobian's rows): the lanes are Stride bytes apart, so
+/// that a member of each lane (`&d_cam->rot`) is passed on with the same
+/// stride as the whole object.
+template <class T> inline T *lane(T *Base, long L, long Stride) {
+  using Byte = std::conditional_t<std::is_const<T>::value, const char, char>;
+  return reinterpret_cast<T *>(reinterpret_cast<Byte *>(Base) + L * Stride);
+}
+
 namespace detail {
 /// A dense Eigen object whose size the type fixes (Vector3d, Matrix3d).
 template <class T, class = void> struct fixed_size_dense : std::false_type {};

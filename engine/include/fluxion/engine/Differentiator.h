@@ -129,6 +129,7 @@ public:
   void noteCalls(const ir::Block &Sweep) override;
   clang::FunctionDecl *lanesOf(clang::FunctionDecl *Bwd, unsigned M,
                                llvm::SmallVectorImpl<LaneArg> &Kinds) override;
+  clang::FunctionDecl *laneAccessor(clang::QualType Ptr) override;
 
 private:
   struct UserEntry {

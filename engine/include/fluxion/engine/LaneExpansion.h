@@ -11,7 +11,10 @@
 //     a[l * N + i]);
 //   - an adjoint pointer parameter d_p is followed by a stride ld_d_p (lane
 //     l of element i is d_p[l * ld_d_p + i]), and the seed becomes a
-//     pointer to M seeds;
+//     pointer to M seeds; for a pointer to objects of reals the stride is
+//     in bytes (lane l is fluxion::lane(d_p, l, ld_d_p)), so that a member
+//     of each lane (`&d_cam->rot`) is passed on with the same stride; an
+//     object local x becomes x[M] like a scalar;
 //   - each run of adjoint statements is wrapped in one loop over the lanes;
 //     pops, restorations and control flow stay outside, run once;
 //   - a call of another generated backward function calls its lanes
@@ -44,6 +47,9 @@ public:
   virtual clang::FunctionDecl *
   lanesOf(clang::FunctionDecl *Bwd, unsigned M,
           llvm::SmallVectorImpl<LaneArg> &Kinds) = 0;
+  /// The runtime's fluxion::lane for a pointer of type Ptr (an object's
+  /// lanes, bytes apart); null when the runtime lacks it.
+  virtual clang::FunctionDecl *laneAccessor(clang::QualType Ptr) = 0;
 };
 
 /// The backward function to expand: its IR (variables are created in F)
