@@ -245,12 +245,15 @@ bool Differentiator::checkAnnotation(FunctionDecl *FD, const Annotation &A,
   };
   bool Instance = isa<CXXMethodDecl>(FD) && !cast<CXXMethodDecl>(FD)->isStatic();
   bool WithThis = llvm::is_contained(A.Params, "this");
-  if (Instance && A.K != Annotation::Kind::Grad &&
+  // A Hessian's or a Jacobian's flattened inputs are the parameters: the
+  // object's members are constants there.
+  if (Instance && WithThis && A.K != Annotation::Kind::Grad &&
       A.K != Annotation::Kind::Jvp)
     return Fail("[[" + A.Spelling +
-                "]] on a member function is not supported yet; "
-                "[[fluxion::grad]] and [[fluxion::jvp]] are, or annotate a free function that "
-                "takes the object as a parameter");
+                "]] naming \"this\" is not supported yet; name parameters "
+                "only (the object's members are then constants), or name "
+                "\"this\" in [[fluxion::grad]] or [[fluxion::jvp]], which "
+                "take it");
   if (WithThis && !Instance)
     return Fail("it names \"this\", which only a non-static member function "
                 "has");

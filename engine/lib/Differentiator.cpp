@@ -71,6 +71,24 @@ QualType adjointParamType(ASTContext &Ctx, QualType T) {
   return Ctx.getPointerType(T);
 }
 
+void reportUndifferentiatedOutput(DiagReporter &Diags,
+                                  const FunctionDecl *Def, unsigned I,
+                                  bool Tangent) {
+  // A method's view: its first parameter is the object.
+  if (const FunctionView *View = asView(Def); View && View->Self && I == 0) {
+    Diags.report(View->Of->getLocation(), Diag::NotDifferentiable)
+        << View->Of
+        << "it stores values that depend on its differentiated inputs in "
+           "its object (*this), which is not differentiated; name \"this\" "
+           "in the annotation ([[fluxion::grad]] and [[fluxion::jvp]] take "
+           "it), or keep the value in a local";
+    return;
+  }
+  Diags.report(Def->getParamDecl(I)->getLocation(),
+               Diag::UndifferentiatedOutput)
+      << Def->getParamDecl(I) << Def << (Tangent ? 1 : 0);
+}
+
 bool isFixedSizeOutput(ASTContext &Ctx, const ParmVarDecl *P) {
   QualType T = P->getOriginalType();
   // An object of reals by non-const reference (`Vec2 &err`), or a
@@ -388,9 +406,7 @@ differentiate(FunctionDecl *Def, const std::vector<bool> &Active, ASTContext &Ct
     if (Active[I] || !P->isPointer() || !Activity.isActive(P) ||
         !isDifferentiableType(P->Type))
       continue;
-    Diags.report(Def->getParamDecl(I)->getLocation(),
-                 Diag::UndifferentiatedOutput)
-        << Def->getParamDecl(I) << Def << 0;
+    reportUndifferentiatedOutput(Diags, Def, I, /*Tangent=*/false);
     return std::nullopt;
   }
   ReverseBuilder Builder(F, Ctx, Activity, Oracle, Diags, Adjoints);

@@ -144,9 +144,7 @@ tangentBody(const TangentSource &Src, const std::vector<bool> &Active,
     if (Active[I] || (I < Sink.size() && Sink[I]) || !P->isPointer() ||
         !Activity.isActive(P) || !isDifferentiableType(P->Type))
       continue;
-    Diags.report(Src.Def->getParamDecl(I)->getLocation(),
-                 Diag::UndifferentiatedOutput)
-        << Src.Def->getParamDecl(I) << Src.Def << 1;
+    reportUndifferentiatedOutput(Diags, Src.Def, I, /*Tangent=*/true);
     return std::nullopt;
   }
   TangentBuilder Builder(F, Ctx, Activity, Oracle, Diags, Tangents);

@@ -16,6 +16,7 @@
 #include "fluxion/engine/Lowering.h"
 
 #include "clang/AST/ASTContext.h"
+#include "clang/AST/DeclCXX.h"
 
 using namespace clang;
 
@@ -289,7 +290,11 @@ void Differentiator::defineJacobian(UserEntry &E, FunctionDecl *Def) {
   // needs, nor when f writes memory other than fixed-size outputs. Then
   // each row is an f_vjp, which gives that memory its entry values back,
   // and f runs once more at the end for its outputs.
-  bool Replay = !E.Forward && !usesCheckpointing(Def);
+  // (A method's rows are whole f_vjp calls on the object: its split pair
+  // is a function of the object, which f_jacobian does not hand over.)
+  const auto *Method = dyn_cast<CXXMethodDecl>(Def);
+  bool Replay = !E.Forward && !usesCheckpointing(Def) &&
+                (!Method || Method->isStatic());
   // Memory f writes must be put back before each row: only fixed-size
   // outputs can be (a pointer of unknown length, such as scratch space,
   // cannot).

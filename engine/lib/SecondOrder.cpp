@@ -99,8 +99,16 @@ void Differentiator::defineUserHVP(UserEntry &E, FunctionDecl *Def) {
   if (Def->isInvalidDecl() || Diags.clangReportedErrors())
     return;
   Current = Def;
+  // A method is differentiated as a function of its object (`self`, a
+  // constant here) and its parameters.
+  FunctionDecl *Lowered = Def;
+  std::vector<bool> Active = E.Active;
+  if (!memberForm(E, Def, Lowered, Active)) {
+    Current = nullptr;
+    return;
+  }
   SecondOrderMode = true;
-  auto D = differentiate(Def, E.Active, Ctx, Diags, *this, nullptr);
+  auto D = differentiate(Lowered, Active, Ctx, Diags, *this, nullptr);
   SecondOrderMode = false;
   if (!D) {
     Current = nullptr;
@@ -126,7 +134,7 @@ void Differentiator::defineUserHVP(UserEntry &E, FunctionDecl *Def) {
   std::vector<Var *> Gradients(D->ReverseParams.begin() + NP + 1,
                                D->ReverseParams.end());
   for (unsigned I = 0, J = 0; I < NP; ++I) {
-    if (!E.Active[I])
+    if (!Active[I])
       continue;
     Var *P = F.Params[I];
     ActiveParams.push_back(P);
@@ -157,6 +165,8 @@ void Differentiator::defineUserHVP(UserEntry &E, FunctionDecl *Def) {
   R.Params = Params;
   R.Params.insert(R.Params.end(), Directions.begin(), Directions.end());
   R.Params.insert(R.Params.end(), Products.begin(), Products.end());
+  if (Lowered != Def)
+    placeThis(R, "hv_this");
   R.Locals = F.Locals;
   R.Body = std::move(*Body);
   emitAndPublish(R);

@@ -47,13 +47,21 @@ struct P2 {
 }
 // CHECK: note: while differentiating 'c'
 
-// Annotated members: [[fluxion::grad]] generates members; the other
-// annotations are refused on them, and "this" needs an object.
+// Annotated members: every annotation generates members; a Hessian's and
+// a Jacobian's inputs are the parameters (the object's members are
+// constants), so they may not name "this"; "this" needs an object; and a
+// method storing an active value in its object must name "this".
 struct Q {
   double w;
-  // CHECK: methods.cpp:[[@LINE+1]]:5: error: fluxion: cannot generate derivatives of 'f': {{\[\[}}fluxion::hessian{{\]\]}} on a member function is not supported yet; {{\[\[}}fluxion::grad{{\]\]}} and {{\[\[}}fluxion::jvp{{\]\]}} are, or annotate a free function that takes the object as a parameter
-  [[fluxion::hessian]] double f(double x) const { return w * x; }
+  [[fluxion::hessian]] double f(double x) const { return w * x * x; }
+  // CHECK: methods.cpp:[[@LINE+1]]:5: error: fluxion: cannot generate derivatives of 'h': {{\[\[}}fluxion::hessian{{\]\]}} naming "this" is not supported yet; name parameters only (the object's members are then constants), or name "this" in {{\[\[}}fluxion::grad{{\]\]}} or {{\[\[}}fluxion::jvp{{\]\]}}, which take it
+  [[fluxion::hessian("x", "this")]] double h(double x) const { return w * x; }
   // CHECK: methods.cpp:[[@LINE+1]]:5: error: fluxion: cannot generate derivatives of 'g': it names "this", which only a non-static member function has
   [[fluxion::grad("x", "this")]] static double g(double x) { return x; }
+  // CHECK: methods.cpp:[[@LINE+1]]:32: error: fluxion: cannot generate derivatives of 'keep': it stores values that depend on its differentiated inputs in its object (*this), which is not differentiated; name "this" in the annotation ({{\[\[}}fluxion::grad{{\]\]}} and {{\[\[}}fluxion::jvp{{\]\]}} take it), or keep the value in a local
+  [[fluxion::jacobian]] double keep(double x) {
+    w = x * x;
+    return w * x;
+  }
 };
 // CHECK-NOT: error:

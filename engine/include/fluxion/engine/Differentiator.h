@@ -478,6 +478,13 @@ inline bool tangentPassedByValue(const ir::Var *P) {
   return P->ByRef && Pointee.isConstQualified() && !Pointee->isRecordType();
 }
 
+/// Reports that Def stores active values through its parameter I, which has
+/// no adjoint (or tangent) buffer: the object of a method's view is named
+/// as the object, with the advice to name "this".
+void reportUndifferentiatedOutput(DiagReporter &Diags,
+                                  const clang::FunctionDecl *Def, unsigned I,
+                                  bool Tangent);
+
 /// True for a parameter declared as a fixed-size array of floating values
 /// the function may write (T y[N], not const), or as an object of reals (or
 /// a fixed-size array of them) by non-const reference or array (`Vec2 &e`,
