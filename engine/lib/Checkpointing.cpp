@@ -231,6 +231,19 @@ bool Differentiator::logWrites(Block &B, ir::Function &F) {
       break;
     }
     if (St->K == StmtKind::Assign && writesOutside(*St->LHS)) {
+      // A counter or flag would be put back with the rest of the memory
+      // the call wrote, undoing the effect.
+      if (Var *Root = St->LHS->rootVar();
+          Root->K == Var::Kind::Global && Root->Origin &&
+          isCounterGlobal(Root->Origin)) {
+        Diags.report(St->Loc, Diag::NotSupported)
+            << ("writing the global '" + Root->Origin->getNameAsString() +
+                "' in a checkpointed function (its writes are undone when "
+                "it is recomputed)")
+            << "count or flag in its caller";
+        OK = false;
+        continue;
+      }
       QualType Ptr = Ctx.getPointerType(St->LHS->Ty);
       FunctionDecl *Save =
           runtimeFunction("checkpoint_save", {Ptr}, St->Loc);
@@ -295,6 +308,7 @@ void Differentiator::defineLogged(LoggedEntry &E, FunctionDecl *Def) {
                             SourceLocation Loc) {
     return runtimeFunction(Name, Args, Loc);
   };
+  Lowering.Effects = effectGlobals();
   std::unique_ptr<ir::Function> F = Lowering.lower(Def);
   bool OK = F != nullptr;
   if (OK) {

@@ -65,7 +65,9 @@ static DiagInfo info(Diag Kind) {
                       "annotate a non-template wrapper function"};
   case Diag::StaticLocal:
     return {L::Error, "fluxion: cannot differentiate through static local "
-                      "variable %0; make it a parameter"};
+                      "variable %0 (derivative code is other functions, "
+                      "which cannot reach it); make it a parameter, or a "
+                      "variable at namespace scope"};
   case Diag::MissingBody:
     return {L::Error, "fluxion: cannot generate derivatives of %0: its body "
                       "is not defined in this translation unit"};

@@ -314,6 +314,7 @@ differentiate(FunctionDecl *Def, const std::vector<bool> &Active, ASTContext &Ct
                                SourceLocation Loc) {
     return Oracle.runtimeFunction(Name, Args, Loc);
   };
+  Lowering.Effects = Oracle.effectGlobals();
   Differentiated D;
   D.IR = Lowering.lower(Def);
   if (!D.IR)

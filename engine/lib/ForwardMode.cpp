@@ -112,6 +112,7 @@ tangentBody(const TangentSource &Src, const std::vector<bool> &Active,
                                  SourceLocation Loc) {
       return Oracle.runtimeFunction(Name, Args, Loc);
     };
+    Lowering.Effects = Oracle.effectGlobals();
     std::unique_ptr<ir::Function> Lowered = Lowering.lower(Src.Def);
     if (!Lowered)
       return std::nullopt;

@@ -201,6 +201,17 @@ ExprP FunctionLowering::lowerExpr(const clang::Expr *E, Block &Pre) {
   // constexpr arithmetic) are folded.
   if (ExprP C = lowerLiteral(E))
     return C;
+  // stop_gradient cannot take a throw (it has no value): the check goes
+  // into a function of its own, whose call does.
+  if (isa<CXXThrowExpr>(E)) {
+    Diags.report(E->getExprLoc(), Diag::NotSupported)
+        << "a throw expression"
+        << "move the check into a function that returns a value (`int "
+           "checked(int n) { if (n <= 0) throw ...; return n; }`) and call "
+           "it through fluxion::stop_gradient (`n = "
+           "fluxion::stop_gradient(checked(n));`)";
+    return nullptr;
+  }
   if (!usesPoisoned(E))
     Diags.report(E->getExprLoc(), Diag::UnsupportedExpr)
         << describeConstruct(E);
@@ -335,6 +346,11 @@ bool FunctionLowering::usesPoisoned(const clang::Stmt *S) const {
   return false;
 }
 
+bool FunctionLowering::effectGlobal(const Var *V) const {
+  return Effects && V && V->K == Var::Kind::Global && V->Origin &&
+         isCounterGlobal(V->Origin) && Effects->Written.count(V->Origin);
+}
+
 ExprP FunctionLowering::lowerLValue(const clang::Expr *E, Block &Pre) {
   ExprP LV = lowerExpr(E, Pre);
   if (!LV)
@@ -345,9 +361,19 @@ ExprP FunctionLowering::lowerLValue(const clang::Expr *E, Block &Pre) {
     return nullptr;
   }
   Var *Root = LV->rootVar();
-  if (Root && Root->K == Var::Kind::Global) {
-    Diags.report(E->getExprLoc(), Diag::UnsupportedExpr)
-        << "assignment to a global variable";
+  if (Root && Root->K == Var::Kind::Global &&
+      !(effectGlobal(Root) && LV->K == ir::ExprKind::VarRef)) {
+    // Counters and flags (integers, bools, enums) may be written; a global
+    // holding real numbers would need its old values and adjoints.
+    std::string Name = Root->Origin ? Root->Origin->getNameAsString()
+                                    : Root->Name;
+    Diags.report(E->getExprLoc(), Diag::NotSupported)
+        << ("writing the global variable '" + Name + "'")
+        << (isCounterGlobal(Root->Origin)
+                ? std::string("write the variable itself, not an element or "
+                              "a member of it")
+                : std::string("keep the value in a local variable, or pass "
+                              "the memory as an output parameter"));
     return nullptr;
   }
   return LV;
@@ -465,9 +491,19 @@ ExprP FunctionLowering::lowerCast(const CastExpr *E, Block &Pre) {
     R->Ty = E->getType();
     return R;
   }
-  case CK_LValueToRValue:
+  case CK_LValueToRValue: {
     noteRead(E->getSubExpr());
-    return lowerExpr(E->getSubExpr(), Pre);
+    ExprP V = lowerExpr(E->getSubExpr(), Pre);
+    // A counter or flag that differentiated code may change: read into a
+    // local, so that a reverse sweep needing the value has the one read
+    // here (globals are never recorded or restored).
+    if (V && V->K == ir::ExprKind::VarRef && effectGlobal(V->V))
+      return materialize(V, Pre, "_" + V->V->Name, E->getExprLoc());
+    if (Effects && V && V->K == ir::ExprKind::VarRef &&
+        V->V->K == Var::Kind::Global && isCounterGlobal(V->V->Origin))
+      Effects->ReadDirectly.try_emplace(V->V->Origin, BodyOwner);
+    return V;
+  }
   case CK_NoOp:
   case CK_UncheckedDerivedToBase:
   case CK_DerivedToBase:

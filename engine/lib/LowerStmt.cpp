@@ -53,6 +53,11 @@ std::unique_ptr<Function> FunctionLowering::lower(FunctionDecl *FD) {
   const FunctionDecl *OrigDef = nullptr;
   if (View && !View->Of->hasBody(OrigDef))
     return nullptr;
+  // Counters and flags it or its callees write (EffectGlobals.cpp).
+  BodyOwner = nullptr;
+  (View ? View->Of : FD)->hasBody(BodyOwner);
+  if (Effects && !Effects->noteWriters(Ctx, BodyOwner, Diags))
+    return nullptr;
   bool OK = true;
   for (ParmVarDecl *P : FD->parameters()) {
     // A reference is an address: `T &x` is a `T *x` read as `*x`.

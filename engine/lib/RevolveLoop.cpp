@@ -182,6 +182,16 @@ bool ReverseBuilder::revolveLoop(const Stmt &S, const RevolveSpec &Spec,
     if (V->K == Var::Kind::Temp || V->K == Var::Kind::Tape ||
         DeclaredInside.count(V) || Generated.count(V))
       continue;
+    // A counter or flag (EffectGlobals.cpp) would be put back and counted
+    // again each time the reverse sweep recomputes iterations.
+    if (V->K == Var::Kind::Global) {
+      Diags.report(Spec.Loc, Diag::NotSupported)
+          << ("writing the global '" + V->Name +
+              "' in a loop under '#pragma fluxion revolve' (its iterations "
+              "are recomputed)")
+          << "count or flag outside the loop";
+      return false;
+    }
     if (const auto *AT = Ctx.getAsConstantArrayType(V->Type)) {
       Parts.push_back({ref(V), intConst(SizeT, AT->getSize().getZExtValue())});
       continue;

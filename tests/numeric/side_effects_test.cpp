@@ -114,3 +114,96 @@ TEST(SideEffects, AssertWithNDEBUG) {
   effects::unchecked_grad(2.0, &d); // the assert is gone: no abort
   NT_EXPECT_EXACT(double, d, 12.0);
 }
+
+// Counters and flags at namespace scope, written by the annotated function
+// and by a callee: each write runs once per forward sweep, as in the
+// primal, and is never undone; a value read from one after it changed is
+// the value the derivative uses (the reverse sweep does not read the
+// global again).
+namespace effects {
+int evaluations = 0;
+static unsigned long steps = 0;
+bool clipped = false;
+enum class Phase { Start, Running, Done } phase = Phase::Start;
+
+double clip(double v) {
+  ++evaluations;
+  if (v > 2) {
+    clipped = true;
+    return 2 + 0.1 * (v - 2);
+  }
+  return v;
+}
+
+[[fluxion::grad]] [[fluxion::jvp]] [[fluxion::hessian]] double
+counted(double x, double y) {
+  phase = Phase::Running;
+  double s = x * evaluations; // read before the callee changes it
+  s += clip(x * y);
+  for (int i = 0; i < 3; ++i) {
+    steps += 2;
+    s += std::sin(y * i) * evaluations; // read after
+  }
+  ++evaluations;
+  phase = Phase::Done;
+  return s * y + x * steps;
+}
+} // namespace effects
+
+TEST(SideEffects, CountersAndFlagsRunOncePerSweep) {
+  using namespace effects;
+  auto primal = [](double x, double y, int &n, unsigned long &st) {
+    evaluations = 1;
+    steps = 0;
+    double v = counted(x, y);
+    n = evaluations;
+    st = steps;
+    return v;
+  };
+  for (auto xy : {std::pair{0.7, 1.2}, {1.9, 1.3}, {-0.4, 0.8}}) {
+    double x = xy.first, y = xy.second;
+    int n0;
+    unsigned long s0;
+    double v0 = primal(x, y, n0, s0);
+    EXPECT_EQ(phase, Phase::Done);
+    // Central differences of the primal, each run from the same counters.
+    int n;
+    unsigned long st;
+    auto fx = [&](double v) { return primal(v, y, n, st); };
+    auto fy = [&](double v) { return primal(x, v, n, st); };
+    double gx = static_cast<double>(nt::central_diff(fx, x));
+    double gy = static_cast<double>(nt::central_diff(fy, y));
+    evaluations = 1;
+    steps = 0;
+    clipped = false;
+    phase = Phase::Start;
+    double dx = 0, dy = 0;
+    EXPECT_DOUBLE_EQ(counted_grad(x, y, &dx, &dy), v0);
+    EXPECT_EQ(evaluations, n0); // once per forward sweep, never undone
+    EXPECT_EQ(steps, s0);
+    EXPECT_EQ(phase, Phase::Done);
+    EXPECT_EQ(clipped, x * y > 2);
+    NT_EXPECT_CLOSE(dx, gx, 1e-6L, 1e-6L);
+    NT_EXPECT_CLOSE(dy, gy, 1e-6L, 1e-6L);
+    evaluations = 1;
+    steps = 0;
+    NT_EXPECT_CLOSE(counted_jvp(x, y, 0.5, -1.5), 0.5 * dx - 1.5 * dy, 1e-12L,
+                    1e-12L);
+    EXPECT_EQ(evaluations, n0);
+    // f_hvp against differences of f_grad.
+    evaluations = 1;
+    steps = 0;
+    double hx = 0, hy = 0;
+    counted_hvp(x, y, 1.0, 0.0, &hx, &hy);
+    EXPECT_EQ(evaluations, n0);
+    auto gradx = [&](double v) {
+      evaluations = 1;
+      steps = 0;
+      double a = 0, b = 0;
+      counted_grad(v, y, &a, &b);
+      return a;
+    };
+    NT_EXPECT_CLOSE(hx, static_cast<double>(nt::central_diff(gradx, x)), 1e-6L,
+                    1e-6L);
+  }
+}

@@ -18,6 +18,7 @@
 
 #include "fluxion/engine/Diagnostics.h"
 #include "fluxion/engine/LaneExpansion.h"
+#include "fluxion/engine/Lowering.h"
 #include "fluxion/engine/ReverseBuilder.h"
 #include "fluxion/engine/TangentBuilder.h"
 
@@ -130,6 +131,7 @@ public:
   clang::FunctionDecl *lanesOf(clang::FunctionDecl *Bwd, unsigned M,
                                llvm::SmallVectorImpl<LaneArg> &Kinds) override;
   clang::FunctionDecl *laneAccessor(clang::QualType Ptr) override;
+  EffectGlobals *effectGlobals() override { return &Effects; }
 
 private:
   struct UserEntry {
@@ -450,6 +452,7 @@ private:
   bool SecondOrderMode = false;
   clang::FunctionDecl *Current = nullptr; ///< function being differentiated
   bool Busy = false;
+  EffectGlobals Effects;
   std::vector<clang::FunctionDecl *> Deferred;
 };
 

@@ -89,6 +89,28 @@ struct EigenTerm {
   clang::SourceLocation Loc;
 };
 
+/// A mutable global integer, bool or enum (a counter, a flag): what
+/// differentiated code may write (EffectGlobals.cpp).
+bool isCounterGlobal(const clang::VarDecl *VD);
+
+/// The counter globals differentiated code writes, across a translation
+/// unit (EffectGlobals.cpp): a write runs in the forward sweep, as in the
+/// primal, and is never recorded or restored; reads of such a global go
+/// through a local (LowerExpr.cpp).
+struct EffectGlobals {
+  llvm::DenseSet<const clang::VarDecl *> Written;
+  /// Counter globals derivative code read in place, and the function
+  /// whose lowering read them (its definition).
+  llvm::DenseMap<const clang::VarDecl *, const clang::FunctionDecl *>
+      ReadDirectly;
+  /// Notes the counter globals the body of FD and of the functions it
+  /// calls (transitively) write. A global that one of those functions'
+  /// derivative code, made earlier, reads in place is a located error at
+  /// the write; returns false then.
+  bool noteWriters(clang::ASTContext &Ctx, const clang::FunctionDecl *FD,
+                   DiagReporter &Diags);
+};
+
 class FunctionLowering {
 public:
   FunctionLowering(clang::ASTContext &Ctx, DiagReporter &Diags)
@@ -102,6 +124,15 @@ public:
                                       llvm::ArrayRef<clang::QualType>,
                                       clang::SourceLocation)>
       Runtime;
+  /// The translation unit's counter globals; null: writes to globals are
+  /// refused.
+  EffectGlobals *Effects = nullptr;
+
+private:
+  /// The definition whose body is being lowered (a view's original's).
+  const clang::FunctionDecl *BodyOwner = nullptr;
+
+public:
 
   /// Lowers FD (which must have a body). Returns null after reporting errors.
   std::unique_ptr<ir::Function> lower(clang::FunctionDecl *FD);
@@ -401,6 +432,8 @@ private:
   ir::ExprP lowerContainerArg(const clang::Expr *A, clang::QualType ParamTy,
                               ir::Block &Pre);
   ir::ExprP lowerLiteral(const clang::Expr *E);
+  /// V is a counter global that differentiated code writes.
+  bool effectGlobal(const ir::Var *V) const;
   ir::ExprP lowerLValue(const clang::Expr *E, ir::Block &Pre);
   /// The address of lvalue LV as a pointer of type PtrTy (&p[i] is p + i).
   ir::ExprP addressOf(ir::ExprP LV, clang::QualType PtrTy);

@@ -27,6 +27,8 @@
 
 namespace fluxion {
 
+struct EffectGlobals;
+
 /// True if the reverse function of FD takes a seed for its result: the
 /// result is a floating value (contract: "R seed", absent for void).
 inline bool hasSeed(const clang::FunctionDecl *FD) {
@@ -68,6 +70,9 @@ struct CallDerivative {
 class DerivativeOracle {
 public:
   virtual ~DerivativeOracle() = default;
+  /// The translation unit's counter globals (EffectGlobals.cpp); null: no
+  /// global may be written.
+  virtual EffectGlobals *effectGlobals() { return nullptr; }
   /// The derivative of Call given which arguments are active; reports an
   /// error and returns nullopt if there is none. RestoreMemory asks for a
   /// pair that restores what the callee writes through pointers, for a
