@@ -99,10 +99,6 @@ static DiagInfo info(Diag Kind) {
                       "which is not differentiated; add it to the names in "
                       "the annotation so that the derivative receives its "
                       "%select{adjoint|tangent}2 buffer"};
-  case Diag::GlobalWritten:
-    return {L::Error, "fluxion: %1 writes global variable %0, which it is "
-                      "differentiated with respect to; only globals that "
-                      "the function reads can be differentiation inputs"};
   case Diag::GlobalNotGrad:
     return {L::Error, "fluxion: global variable %0 can be named only in "
                       "fluxion::grad; '%1' differentiates parameters only"};

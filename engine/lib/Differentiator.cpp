@@ -315,6 +315,7 @@ differentiate(FunctionDecl *Def, const std::vector<bool> &Active, ASTContext &Ct
     return Oracle.runtimeFunction(Name, Args, Loc);
   };
   Lowering.Effects = Oracle.effectGlobals();
+  Lowering.NamedGlobals.insert(Globals.begin(), Globals.end());
   Differentiated D;
   D.IR = Lowering.lower(Def);
   if (!D.IR)
@@ -367,15 +368,6 @@ differentiate(FunctionDecl *Def, const std::vector<bool> &Active, ASTContext &Ct
     if (!GV) { // not read here: its gradient stays zero
       GV = F.makeVar(Var::Kind::Global, G->getName(), G->getType(), G);
       GV->Name = G->getNameAsString();
-    }
-    bool Written = false;
-    ir::forEachStmt(F.Body, [&](const ir::Stmt &St) {
-      if (St.K == StmtKind::Assign && St.LHS->rootVar() == GV)
-        Written = true;
-    });
-    if (Written) {
-      Diags.report(G->getLocation(), Diag::GlobalWritten) << G << Def;
-      return std::nullopt;
     }
     QualType AdjTy = G->getType()->isArrayType()
                          ? Ctx.getArrayDecayedType(

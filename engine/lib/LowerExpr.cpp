@@ -362,7 +362,8 @@ ExprP FunctionLowering::lowerLValue(const clang::Expr *E, Block &Pre) {
   }
   Var *Root = LV->rootVar();
   if (Root && Root->K == Var::Kind::Global &&
-      !(effectGlobal(Root) && LV->K == ir::ExprKind::VarRef)) {
+      !(effectGlobal(Root) && LV->K == ir::ExprKind::VarRef) &&
+      !(Root->Origin && NamedGlobals.count(Root->Origin))) {
     // Counters and flags (integers, bools, enums) may be written; a global
     // holding real numbers would need its old values and adjoints.
     std::string Name = Root->Origin ? Root->Origin->getNameAsString()

@@ -44,7 +44,7 @@ std::optional<AdjointParts> ReverseBuilder::build() {
     llvm::DenseMap<const Var *, unsigned> Reads;
     forEachExpr(S.Rev, [&](const Expr &E) {
       if (E.K == ExprKind::VarRef && !Generated.count(E.V) &&
-          E.V->K != Var::Kind::Global)
+          (E.V->K != Var::Kind::Global || Adjoints.count(E.V)))
         ++Reads[E.V];
     });
     bool Grew = false;
@@ -147,7 +147,8 @@ Var *ReverseBuilder::tapeFor(QualType T) {
 
 bool ReverseBuilder::needsRecording(const Var *V) const {
   return mustRestore(V) ||
-         (V && V->K != Var::Kind::Global && NeededAtWrites.count(V) &&
+         (V && (V->K != Var::Kind::Global || Adjoints.count(V)) &&
+          NeededAtWrites.count(V) &&
           !Assignments.isConstant(V));
 }
 

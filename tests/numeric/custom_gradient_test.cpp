@@ -268,4 +268,60 @@ TEST(CustomGradient, GlobalsAsInputs) {
   EXPECT_NEAR(db, 2 * s, 1e-14);
 }
 
+// A global the annotation names, also written by the function (a state
+// updated in place): the derivative is with respect to its value on entry,
+// and the reverse sweep gives it back.
+double state = 1.5;
+double history[3] = {0.5, -1.0, 2.0};
+[[fluxion::grad("x", "state", "history")]] double decay(double x) {
+  double r = state * x;
+  state = state * std::sin(x) + history[1];
+  r += state * state;
+  for (int i = 0; i < 3; ++i) {
+    history[i] = history[i] * state + x;
+    r += history[i] * history[i];
+  }
+  state = 2 * state;
+  return r + state;
+}
+
+TEST(CustomGradient, NamedGlobalsWritten) {
+  const double s0 = 1.5, h0[3] = {0.5, -1.0, 2.0};
+  auto reset = [&] {
+    state = s0;
+    for (int i = 0; i < 3; ++i)
+      history[i] = h0[i];
+  };
+  for (double x : {0.7, -0.4, 1.9}) {
+    reset();
+    double dx = 0, ds = 0, dh[3] = {0, 0, 0};
+    double v = decay_grad(x, &dx, &ds, dh);
+    // Given back by the reverse sweep.
+    EXPECT_EQ(state, s0);
+    for (int i = 0; i < 3; ++i)
+      EXPECT_EQ(history[i], h0[i]);
+    reset();
+    EXPECT_DOUBLE_EQ(v, decay(x));
+    // Central differences in x and in each global's entry value.
+    const double h = 1e-6;
+    auto at = [&](double *p, double base, double xv) {
+      reset();
+      if (p)
+        *p = base;
+      double r = decay(xv);
+      reset();
+      return r;
+    };
+    EXPECT_NEAR(dx, (at(nullptr, 0, x + h) - at(nullptr, 0, x - h)) / (2 * h),
+                1e-6);
+    EXPECT_NEAR(ds, (at(&state, s0 + h, x) - at(&state, s0 - h, x)) / (2 * h),
+                1e-6);
+    for (int i = 0; i < 3; ++i)
+      EXPECT_NEAR(dh[i],
+                  (at(&history[i], h0[i] + h, x) -
+                   at(&history[i], h0[i] - h, x)) / (2 * h),
+                  1e-6);
+  }
+}
+
 } // namespace customgrad

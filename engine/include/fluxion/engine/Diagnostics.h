@@ -34,7 +34,6 @@ enum class Diag {
   CustomUnused,         ///< warning: %0: rule, %1: primal name
   ResidualNoBackward,   ///< %0: forward rule, %1: backward name, %2: expected
   MissingRuntime,       ///< %0: runtime function
-  GlobalWritten,        ///< %0: global variable, %1: function
   UndifferentiatedOutput, ///< %0: parameter, %1: function, %2: 0 reverse, 1 forward
   GlobalNotGrad,        ///< %0: global variable, %1: attribute
   GlobalInCallee,       ///< %0: callee, %1: global, %2: annotated function

@@ -127,6 +127,9 @@ public:
   /// The translation unit's counter globals; null: writes to globals are
   /// refused.
   EffectGlobals *Effects = nullptr;
+  /// Globals the annotation names (differentiated like parameters): they
+  /// may be written.
+  llvm::SmallPtrSet<const clang::VarDecl *, 2> NamedGlobals;
 
 private:
   /// The definition whose body is being lowered (a view's original's).
