@@ -356,8 +356,12 @@ ExprP FunctionLowering::lowerLValue(const clang::Expr *E, Block &Pre) {
   if (!LV)
     return nullptr;
   if (!LV->isLValue()) {
-    Diags.report(E->getExprLoc(), Diag::UnsupportedExpr)
-        << "assignment to this kind of lvalue";
+    // (c ? a : b) = v, or a function returning such a place: the IR holds
+    // it as a value.
+    Diags.report(E->getExprLoc(), Diag::NotSupported)
+        << "assigning to a place chosen at run time (a conditional "
+           "'c ? a : b', or a function returning one)"
+        << "write the assignment in each branch of an 'if'";
     return nullptr;
   }
   Var *Root = LV->rootVar();
