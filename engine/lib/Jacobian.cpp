@@ -86,10 +86,21 @@ static bool jacobianParts(ASTContext &Ctx, FunctionDecl *FD,
                           const std::vector<bool> &Named,
                           std::vector<Part> &Parts,
                           const FunctionDecl *Def = nullptr) {
+  // Whether P, written through, is an output: false when the body shows it
+  // only read; Skip when it is then no input either (not named).
+  auto IsOutput = [&](const ParmVarDecl *P, unsigned I, bool &Skip) {
+    bool Output = isFixedSizeOutput(Ctx, P);
+    if (Output && Def && !paramMemoryUse(Def, I).Written) {
+      Output = false;
+      Skip = !Named[I];
+    }
+    return Output;
+  };
   for (unsigned I = 0; I < FD->getNumParams(); ++I) {
     if (!Active[I])
       continue;
     const ParmVarDecl *P = FD->getParamDecl(I);
+    bool Skip = false;
     QualType T = P->getType();
     // An object of reals: `const Camera &`, `Camera` by value, `Vec2 &` (an
     // output when written), `Vec2 e[2]`. One holding a pointer has no
@@ -98,12 +109,9 @@ static bool jacobianParts(ASTContext &Ctx, FunctionDecl *FD,
       QualType Elem = Ctx.getBaseElementType(O);
       if (!isDifferentiableRecord(Elem) || pointsToReals(Elem))
         return false;
-      bool Output = isFixedSizeOutput(Ctx, P);
-      if (Output && Def && !paramMemoryUse(Def, I).Written) {
-        Output = false;
-        if (!Named[I])
-          continue;
-      }
+      bool Output = IsOutput(P, I, Skip);
+      if (Skip)
+        continue;
       uint64_t N = objectScalars(Ctx, ir::intConst(Ctx.IntTy, 0), O).size();
       Parts.push_back({I, N, Output, false, O});
       continue;
@@ -128,12 +136,9 @@ static bool jacobianParts(ASTContext &Ctx, FunctionDecl *FD,
     const auto *AT = Ctx.getAsConstantArrayType(P->getOriginalType());
     if (!AT || !AT->getElementType()->isRealFloatingType())
       return false;
-    bool Output = isFixedSizeOutput(Ctx, P);
-    if (Output && Def && !paramMemoryUse(Def, I).Written) {
-      Output = false;
-      if (!Named[I])
-        continue;
-    }
+    bool Output = IsOutput(P, I, Skip);
+    if (Skip)
+      continue;
     Parts.push_back({I, AT->getSize().getZExtValue(), Output, false});
   }
   return true;

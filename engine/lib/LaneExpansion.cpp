@@ -36,6 +36,9 @@ struct Lane {
   /// member of each lane can be passed on with the same stride: lane l is
   /// fluxion::lane(d_p, l, ld_d_p).
   bool Bytes = false;
+  /// The fixed-size container (std::array, Vector3d) whose storage this
+  /// is: its extents are constants.
+  QualType Container;
 };
 
 class Expander {
@@ -87,6 +90,21 @@ private:
   llvm::DenseMap<const Type *, Var *> Zeros; ///< M zero seeds per type
 };
 
+/// The container a local container's storage (or its adjoint's) stands
+/// for, when its size is fixed (a std::array, a Vector3d): its lanes are a
+/// plain array of N per lane.
+static QualType fixedContainer(const Var *V) {
+  if (!V->Type->isPointerType())
+    return {};
+  for (const Var *P = V; P; P = P->Primal)
+    if (P->Origin && P->K == Var::Kind::Local &&
+        !containerElement(P->Origin->getType()).isNull())
+      return containerFixedSize(P->Origin->getType())
+                 ? P->Origin->getType().getNonReferenceType()
+                 : QualType();
+  return {};
+}
+
 bool Expander::laneLocal(Var *V) {
   if (Lanes.count(V))
     return true;
@@ -97,7 +115,27 @@ bool Expander::laneLocal(Var *V) {
            (isDifferentiableRecord(E) && containerElement(E).isNull() &&
             !pointsToReals(E));
   };
-  if (Element(T)) {
+  // N elements per lane: a local array, or a fixed-size container's
+  // storage.
+  QualType E;
+  uint64_t N = 0;
+  Ln.Container = fixedContainer(V);
+  if (!Ln.Container.isNull()) {
+    E = T->getPointeeType().getUnqualifiedType();
+    N = *containerFixedSize(Ln.Container);
+  } else if (const auto *AT = Ctx.getAsConstantArrayType(T);
+             AT && Element(AT->getElementType())) {
+    E = AT->getElementType().getUnqualifiedType();
+    N = AT->getSize().getZExtValue();
+  }
+  if (!E.isNull()) {
+    Ln.New = In.F->makeVar(Var::Kind::Local, V->Name,
+                           Ctx.getConstantArrayType(
+                               E, llvm::APInt(64, N * M), nullptr,
+                               ArraySizeModifier::Normal, 0));
+    Ln.Stride = intConst(Ctx.IntTy, static_cast<int64_t>(N));
+    Ln.Unit = bytes(E);
+  } else if (Element(T)) {
     // A scalar or an object of reals: one per lane.
     Ln.New = In.F->makeVar(Var::Kind::Local, V->Name,
                            Ctx.getConstantArrayType(
@@ -106,16 +144,6 @@ bool Expander::laneLocal(Var *V) {
     Ln.Stride = intConst(Ctx.IntTy, 1);
     Ln.Unit = bytes(T);
     Ln.Scalar = true;
-  } else if (const auto *AT = Ctx.getAsConstantArrayType(T);
-             AT && Element(AT->getElementType())) {
-    uint64_t N = AT->getSize().getZExtValue();
-    QualType E = AT->getElementType().getUnqualifiedType();
-    Ln.New = In.F->makeVar(Var::Kind::Local, V->Name,
-                           Ctx.getConstantArrayType(
-                               E, llvm::APInt(64, N * M), nullptr,
-                               ArraySizeModifier::Normal, 0));
-    Ln.Stride = intConst(Ctx.IntTy, static_cast<int64_t>(N));
-    Ln.Unit = bytes(E);
   } else {
     return fail("the adjoint '" + V->Name + "' is neither a floating scalar, "
                 "an object of reals nor a one-dimensional array of them");
@@ -189,6 +217,23 @@ ExprP Expander::atLane(const ExprP &E) {
   case ExprKind::AddrOf:
     if (E->Ops[0]->K == ExprKind::VarRef)
       return addrOf(atLane(E->Ops[0]), E->Ty);
+    break;
+  case ExprKind::Size:
+    // A fixed-size container's extents are the same in every lane.
+    if (E->Ops[0]->K == ExprKind::VarRef && Lanes.count(E->Ops[0]->V))
+      if (QualType C = Lanes.find(E->Ops[0]->V)->second.Container;
+          !C.isNull()) {
+        uint64_t N = *containerFixedSize(C);
+        if (E->Ext != Extent::Elements) {
+          std::optional<EigenShape> S = eigenShape(C);
+          if (!S || S->Rows < 0 || S->Cols < 0) {
+            fail("the extent of a container without a fixed shape");
+            return E;
+          }
+          N = E->Ext == Extent::Rows ? S->Rows : S->Cols;
+        }
+        return intConst(E->Ty, static_cast<int64_t>(N));
+      }
     break;
   default:
     break;
@@ -349,6 +394,16 @@ bool Expander::block(const Block &B, Block &To) {
       if (S.V->Adjoint) {
         if (!laneLocal(S.V))
           return false;
+        if (QualType C = Lanes.find(S.V)->second.Container; !C.isNull()) {
+          // A fixed-size container: each lane's elements start at 0.
+          if (S.RHS)
+            return fail("an adjoint container declared with a value");
+          QualType E = S.V->Type->getPointeeType().getUnqualifiedType();
+          for (uint64_t I = 0, N = *containerFixedSize(C); I < N; ++I)
+            perLane(assign(atLane(index(ref(S.V), intConst(Ctx.IntTy, I), E)),
+                           floatConst(E, 0), BO_Assign, S.Loc));
+          continue;
+        }
         if (!S.V->Type->isRealFloatingType()) {
           // An object (or array): each lane's floating members start at 0.
           if (S.RHS)

@@ -38,7 +38,7 @@ public:
       Found = true;
     else if (QualType E = Ctx.getBaseElementType(T);
              E->isRecordType() && !isa<ParmVarDecl>(VD) &&
-             !isClassWithoutReals(E) &&
+             !isClassWithoutReals(E) && !fixedContainerOfReals(T) &&
              (!isDifferentiableRecord(E) || pointsToReals(E) ||
               !containerElement(E).isNull()))
       Found = true; // a container, or an object whose adjoint has pointers
@@ -48,7 +48,21 @@ public:
     const FunctionDecl *FD = E->getDirectCallee();
     if (!FD || !Callee(FD))
       Found = true;
+    // A container's lanes are plain arrays: a function taking the
+    // container itself could not take them.
+    if (FD && !isa<CXXMemberCallExpr, CXXOperatorCallExpr>(E))
+      for (const ParmVarDecl *P : FD->parameters())
+        if (!containerElement(P->getType()).isNull())
+          Found = true;
     return !Found;
+  }
+  /// A local std::array or fixed-size Eigen Matrix/Array of reals (not a
+  /// view): its adjoint's lanes are N numbers each.
+  static bool fixedContainerOfReals(QualType T) {
+    QualType E = containerElement(T);
+    std::optional<EigenShape> S = eigenShape(T);
+    return !E.isNull() && E->isRealFloatingType() && !T->isReferenceType() &&
+           containerFixedSize(T) && (!S || !S->View);
   }
   bool Found = false;
 
@@ -68,6 +82,10 @@ bool Differentiator::lanesPossible(const FunctionDecl *FD) {
   bool Possible = true;
   if (FD->hasBody(Def)) {
     auto CalleeOK = [&](const FunctionDecl *Callee) {
+      // Eigen's operations on fixed-size objects become loops over
+      // coefficients (LowerEigen*.cpp), not calls.
+      if (isInEigen(Callee))
+        return true;
       const FunctionDecl *Body = nullptr;
       if (Callee->hasBody(Body))
         return lanesPossible(Callee);

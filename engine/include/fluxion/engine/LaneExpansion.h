@@ -8,7 +8,8 @@
 // adjoint of a small Jacobian does):
 //   - every adjoint variable gets one value per lane: a scalar x becomes
 //     x[M] (lane l is x[l]), a local array a[N] becomes a[M * N] (lane l is
-//     a[l * N + i]);
+//     a[l * N + i]), and so does the storage of a fixed-size container
+//     (std::array, Vector3d: a plain array);
 //   - an adjoint pointer parameter d_p is followed by a stride ld_d_p (lane
 //     l of element i is d_p[l * ld_d_p + i]), and the seed becomes a
 //     pointer to M seeds; for a pointer to objects of reals the stride is
