@@ -304,11 +304,7 @@ void Differentiator::defineLogged(LoggedEntry &E, FunctionDecl *Def) {
   FunctionDecl *Saved = Current;
   Current = Def;
   FunctionLowering Lowering(Ctx, Diags);
-  Lowering.Runtime = [this](StringRef Name, llvm::ArrayRef<QualType> Args,
-                            SourceLocation Loc) {
-    return runtimeFunction(Name, Args, Loc);
-  };
-  Lowering.Effects = effectGlobals();
+  connectLowering(Lowering, *this);
   std::unique_ptr<ir::Function> F = Lowering.lower(Def);
   bool OK = F != nullptr;
   if (OK) {

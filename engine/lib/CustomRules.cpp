@@ -413,6 +413,39 @@ void Differentiator::warnUnusedCustom() {
   }
 }
 
+FunctionDecl *Differentiator::runtimeTemplateFunction(
+    StringRef Name, QualType T, llvm::ArrayRef<QualType> Types,
+    SourceLocation Loc) {
+  NamespaceDecl *NS = fluxionNamespace();
+  FunctionDecl *FD = nullptr;
+  if (NS) {
+    LookupResult R(S, &Ctx.Idents.get(Name), Loc, Sema::LookupOrdinaryName);
+    S.LookupQualifiedName(R, NS);
+    llvm::SmallVector<Expr *, 8> Args;
+    for (QualType A : Types)
+      Args.push_back(new (Ctx) OpaqueValueExpr(
+          Loc, A.getNonReferenceType(),
+          A->isLValueReferenceType() ? VK_LValue : VK_PRValue));
+    TemplateArgumentListInfo Explicit(Loc, Loc);
+    Explicit.addArgument(TemplateArgumentLoc(
+        TemplateArgument(T), Ctx.getTrivialTypeSourceInfo(T, Loc)));
+    OverloadCandidateSet Set(Loc, OverloadCandidateSet::CSK_Normal);
+    for (auto It = R.begin(); It != R.end(); ++It)
+      if (auto *FTD = dyn_cast<FunctionTemplateDecl>(*It))
+        S.AddTemplateOverloadCandidate(FTD, It.getPair(), &Explicit, Args,
+                                       Set);
+    OverloadCandidateSet::iterator Best;
+    if (Set.BestViableFunction(S, Loc, Best) == OR_Success)
+      FD = Best->Function;
+  }
+  if (!FD) {
+    Diags.report(Loc, Diag::MissingRuntime) << Name;
+    return nullptr;
+  }
+  S.MarkFunctionReferenced(Loc, FD);
+  return FD;
+}
+
 FunctionDecl *Differentiator::runtimeFunction(StringRef Name,
                                               llvm::ArrayRef<QualType> Args,
                                               SourceLocation Loc) {

@@ -71,6 +71,19 @@ QualType adjointParamType(ASTContext &Ctx, QualType T) {
   return Ctx.getPointerType(T);
 }
 
+void connectLowering(FunctionLowering &Lowering, DerivativeOracle &Oracle) {
+  Lowering.Runtime = [&Oracle](StringRef Name, llvm::ArrayRef<QualType> Args,
+                               SourceLocation Loc) {
+    return Oracle.runtimeFunction(Name, Args, Loc);
+  };
+  Lowering.RuntimeFor = [&Oracle](StringRef Name, QualType T,
+                                  llvm::ArrayRef<QualType> Args,
+                                  SourceLocation Loc) {
+    return Oracle.runtimeTemplateFunction(Name, T, Args, Loc);
+  };
+  Lowering.Effects = Oracle.effectGlobals();
+}
+
 void reportUndifferentiatedOutput(DiagReporter &Diags,
                                   const FunctionDecl *Def, unsigned I,
                                   bool Tangent) {
@@ -310,11 +323,7 @@ differentiate(FunctionDecl *Def, const std::vector<bool> &Active, ASTContext &Ct
               std::function<void(ReverseBuilder &, Differentiated &)> Extra,
               llvm::ArrayRef<VarDecl *> Globals, bool RestorePointerParams) {
   FunctionLowering Lowering(Ctx, Diags);
-  Lowering.Runtime = [&Oracle](StringRef Name, llvm::ArrayRef<QualType> Args,
-                               SourceLocation Loc) {
-    return Oracle.runtimeFunction(Name, Args, Loc);
-  };
-  Lowering.Effects = Oracle.effectGlobals();
+  connectLowering(Lowering, Oracle);
   Lowering.NamedGlobals.insert(Globals.begin(), Globals.end());
   Differentiated D;
   D.IR = Lowering.lower(Def);

@@ -108,11 +108,7 @@ tangentBody(const TangentSource &Src, const std::vector<bool> &Active,
     Params = *Src.Params;
   } else {
     FunctionLowering Lowering(Ctx, Diags);
-    Lowering.Runtime = [&Oracle](StringRef Name, llvm::ArrayRef<QualType> Args,
-                                 SourceLocation Loc) {
-      return Oracle.runtimeFunction(Name, Args, Loc);
-    };
-    Lowering.Effects = Oracle.effectGlobals();
+    connectLowering(Lowering, Oracle);
     std::unique_ptr<ir::Function> Lowered = Lowering.lower(Src.Def);
     if (!Lowered)
       return std::nullopt;

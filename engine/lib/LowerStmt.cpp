@@ -720,6 +720,10 @@ bool FunctionLowering::lowerExprStmt(const Expr *E, Block &Out) {
       if (Op->getOperator() == OO_Equal && M->isTrivial() &&
           isDifferentiableRecord(Op->getArg(0)->getType()))
         return lowerRecordAssignment(Op, Out);
+  if (isStreamOutput(E))
+    return lowerStreamOutput(E, Out);
+  if (const auto *Throw = dyn_cast<CXXThrowExpr>(E))
+    return lowerThrow(Throw, Out);
   if (const auto *Call = dyn_cast<CallExpr>(E)) {
     ExprP C = lowerCall(Call, Out, /*TopLevel=*/true, /*Discarded=*/true);
     if (!C)

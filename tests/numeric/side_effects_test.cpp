@@ -7,6 +7,8 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <sstream>
+#include <stdexcept>
 
 #include "numeric_check.hpp"
 
@@ -206,4 +208,50 @@ TEST(SideEffects, CountersAndFlagsRunOncePerSweep) {
     NT_EXPECT_CLOSE(hx, static_cast<double>(nt::central_diff(gradx, x)), 1e-6L,
                     1e-6L);
   }
+}
+
+// Printing to a stream and throwing on a bad argument, as the primal does,
+// in the forward sweep only.
+namespace effects {
+std::ostringstream journal;
+
+[[fluxion::grad]] [[fluxion::jvp]] double journaled(double x, int n) {
+  if (n <= 0)
+    throw std::invalid_argument("n must be positive");
+  if (n > 100)
+    throw n;
+  double s = 0;
+  for (int i = 1; i <= n; ++i) {
+    s += std::cos(x * i) / i;
+    journal << "step " << i << ": " << s << '\n';
+  }
+  return s * s;
+}
+} // namespace effects
+
+TEST(SideEffects, StreamsAndThrows) {
+  using namespace effects;
+  journal.str("");
+  double v = journaled(0.4, 3);
+  std::string primal = journal.str();
+  EXPECT_NE(primal.find("step 3: "), std::string::npos);
+  journal.str("");
+  double d = 0;
+  EXPECT_DOUBLE_EQ(journaled_grad(0.4, 3, &d), v);
+  EXPECT_EQ(journal.str(), primal); // printed once, the same values
+  journal.str("");
+  auto g = nt::check_gradient1<double>(
+      [](double x) { return journaled(x, 3); },
+      [](double x, double *dx) { return journaled_grad(x, 3, dx); }, 0.4);
+  (void)g;
+  journal.str("");
+  NT_EXPECT_CLOSE(journaled_jvp(0.4, 3, 2.0), 2 * d, 1e-12L, 1e-12L);
+  EXPECT_EQ(journal.str(), primal);
+  EXPECT_THROW(journaled_grad(0.4, 0, &d), std::invalid_argument);
+  EXPECT_THROW(journaled_jvp(0.4, 0, 1.0), std::invalid_argument);
+  EXPECT_THROW(journaled_grad(0.4, 101, &d), int);
+  // A later call is not disturbed by the sweep a throw left unfinished.
+  double d2 = 0;
+  EXPECT_DOUBLE_EQ(journaled_grad(0.4, 3, &d2), v);
+  EXPECT_DOUBLE_EQ(d2, d);
 }

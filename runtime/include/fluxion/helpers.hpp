@@ -32,6 +32,19 @@ template <class T> inline T zero_object() {
   return __builtin_bit_cast(T, Zero);
 }
 
+/// `Stream << Args...`: what generated code prints where the function
+/// printed to a stream (`std::cout << "r = " << r`), in its forward sweep.
+template <class S, class... A> inline void stream_out(S &Stream, const A &...Args) {
+  (Stream << ... << Args);
+}
+
+/// `throw E(Args...)`: what generated code raises where the function threw
+/// (`throw std::invalid_argument("n must be positive")`), in its forward
+/// sweep.
+template <class E, class... A> [[noreturn]] inline void raise(A... Args) {
+  throw E(Args...);
+}
+
 /// Lane l of an object's adjoints in a reverse sweep run for several seeds
 /// at once (a dense Jacobian's rows): the lanes are Stride bytes apart, so
 /// that a member of each lane (`&d_cam->rot`) is passed on with the same

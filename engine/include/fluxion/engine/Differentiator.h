@@ -132,6 +132,10 @@ public:
                                llvm::SmallVectorImpl<LaneArg> &Kinds) override;
   clang::FunctionDecl *laneAccessor(clang::QualType Ptr) override;
   EffectGlobals *effectGlobals() override { return &Effects; }
+  clang::FunctionDecl *
+  runtimeTemplateFunction(llvm::StringRef Name, clang::QualType T,
+                          llvm::ArrayRef<clang::QualType> Args,
+                          clang::SourceLocation Loc) override;
 
 private:
   struct UserEntry {
@@ -480,6 +484,10 @@ inline bool tangentPassedByValue(const ir::Var *P) {
   clang::QualType Pointee = P->Type->getPointeeType();
   return P->ByRef && Pointee.isConstQualified() && !Pointee->isRecordType();
 }
+
+/// Gives a FunctionLowering the oracle's runtime lookups and the
+/// translation unit's counter globals.
+void connectLowering(FunctionLowering &Lowering, DerivativeOracle &Oracle);
 
 /// Reports that Def stores active values through its parameter I, which has
 /// no adjoint (or tangent) buffer: the object of a method's view is named

@@ -124,6 +124,12 @@ public:
                                       llvm::ArrayRef<clang::QualType>,
                                       clang::SourceLocation)>
       Runtime;
+  /// The same for a runtime function template whose first template
+  /// argument is given (fluxion::raise<E>).
+  std::function<clang::FunctionDecl *(llvm::StringRef, clang::QualType,
+                                      llvm::ArrayRef<clang::QualType>,
+                                      clang::SourceLocation)>
+      RuntimeFor;
   /// The translation unit's counter globals; null: writes to globals are
   /// refused.
   EffectGlobals *Effects = nullptr;
@@ -435,6 +441,11 @@ private:
   ir::ExprP lowerContainerArg(const clang::Expr *A, clang::QualType ParamTy,
                               ir::Block &Pre);
   ir::ExprP lowerLiteral(const clang::Expr *E);
+  /// `std::cout << a << b;` (LowerEffects.cpp): printed in the forward sweep.
+  static bool isStreamOutput(const clang::Expr *E);
+  bool lowerStreamOutput(const clang::Expr *E, ir::Block &Out);
+  /// `throw E(args);` (LowerEffects.cpp): raised in the forward sweep.
+  bool lowerThrow(const clang::CXXThrowExpr *E, ir::Block &Out);
   /// V is a counter global that differentiated code writes.
   bool effectGlobal(const ir::Var *V) const;
   ir::ExprP lowerLValue(const clang::Expr *E, ir::Block &Pre);

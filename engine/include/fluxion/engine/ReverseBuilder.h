@@ -73,6 +73,14 @@ public:
   /// The translation unit's counter globals (EffectGlobals.cpp); null: no
   /// global may be written.
   virtual EffectGlobals *effectGlobals() { return nullptr; }
+  /// The runtime's function template fluxion::Name<T, ...> for arguments
+  /// of the given types (fluxion::raise<E>); null after reporting.
+  virtual clang::FunctionDecl *
+  runtimeTemplateFunction(llvm::StringRef Name, clang::QualType T,
+                          llvm::ArrayRef<clang::QualType> Args,
+                          clang::SourceLocation Loc) {
+    return nullptr;
+  }
   /// The derivative of Call given which arguments are active; reports an
   /// error and returns nullopt if there is none. RestoreMemory asks for a
   /// pair that restores what the callee writes through pointers, for a
