@@ -188,7 +188,11 @@ bool TangentBuilder::stmt(const ir::Stmt &S, Block &Out) {
     return true;
   }
   case StmtKind::Resize:
-    if (Var *C = S.LHS->rootVar(); C && Activity.isActive(C))
+    // An inactive container's tangent is sized too: a range of it that the
+    // sweep saves (PushRange) travels with its tangent, zeros then.
+    if (Var *C = S.LHS->rootVar();
+        C && (Activity.isActive(C) ||
+              carriesTangent(S.LHS->Ty->getPointeeType())))
       Out.push_back(resize(ref(tangentVar(C)), S.RHS, S.Loc, S.Cond, S.Keep));
     Out.push_back(clone(S));
     return true;

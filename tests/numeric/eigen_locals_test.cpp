@@ -57,6 +57,20 @@ gram(const MatrixXd &A, const VectorXd &x) {
   y[1] = P.sum() * std::sin(M(1, 1));
 }
 
+// A callee with a dynamic local that carries no derivative (filled with
+// constants): f_hvp's dual of the callee's pair saves its coefficients with
+// their tangents, which must be sized too (found by the fuzzer, seed 5034:
+// a crash).
+double damped(double v) {
+  Eigen::VectorXf a(3);
+  for (int i = 0; i < 3; ++i)
+    a[i] = static_cast<float>(i);
+  return v + v / (1.0f + a.mean() * a.mean());
+}
+[[fluxion::grad]] [[fluxion::hessian]] double throughDamped(double x,
+                                                             double y) {
+  return damped(x * y) * x + std::sin(y);
+}
 } // namespace locals
 
 namespace {
@@ -86,6 +100,12 @@ TEST(EigenLocals, SecondOrder) {
   auto F = fluxion::check_jvp(locals::gram, locals::gram_jvp, A, x);
   EXPECT_TRUE(F.ok()) << F;
   auto H = fluxion::check_hvp(locals::gram, locals::gram_hvp, A, x);
+  EXPECT_TRUE(H.ok()) << H;
+}
+
+TEST(EigenLocals, InactiveDynamicLocalInACalleeUnderHvp) {
+  auto H = fluxion::check_hvp(locals::throughDamped, locals::throughDamped_hvp,
+                              0.7, -1.2);
   EXPECT_TRUE(H.ok()) << H;
 }
 
