@@ -1,7 +1,8 @@
 //===- EffectGlobals.cpp - Counters and flags that derivative code writes -===//
 //
 // Differentiated code may write integer, bool and enum globals (a call
-// counter, a "converged" flag): such a write carries no derivative, runs in
+// counter, a "converged" flag), also through a reference or a pointer to
+// one that a callee writes: such a write carries no derivative, runs in
 // the forward sweep as in the primal, and is never recorded or restored, so
 // the effect happens once per forward sweep. Globals are not recorded, so a
 // reverse sweep must not read one that may have changed since its forward
@@ -55,13 +56,27 @@ public:
     return true;
   }
   bool VisitUnaryOperator(UnaryOperator *UO) {
-    if (UO->isIncrementDecrementOp())
+    // Its address may be written through (`bump(&calls)`).
+    if (UO->isIncrementDecrementOp() || UO->getOpcode() == UO_AddrOf)
       note(UO->getSubExpr());
     return true;
   }
   bool VisitCallExpr(CallExpr *CE) {
-    if (const FunctionDecl *Callee = CE->getDirectCallee())
+    const FunctionDecl *Callee = CE->getDirectCallee();
+    if (Callee)
       body(Callee);
+    // Bound to a non-const reference (`bump(calls)`): written through it.
+    unsigned First = isa<CXXOperatorCallExpr>(CE) && Callee &&
+                             isa<CXXMethodDecl>(Callee)
+                         ? 1
+                         : 0;
+    for (unsigned I = First; Callee && I < CE->getNumArgs(); ++I)
+      if (I - First < Callee->getNumParams()) {
+        QualType P = Callee->getParamDecl(I - First)->getType();
+        if (P->isLValueReferenceType() &&
+            !P.getNonReferenceType().isConstQualified())
+          note(CE->getArg(I));
+      }
     return true;
   }
   bool VisitCXXConstructExpr(CXXConstructExpr *CE) {

@@ -128,8 +128,12 @@ static unsigned long steps = 0;
 bool clipped = false;
 enum class Phase { Start, Running, Done } phase = Phase::Start;
 
+// Counts through a reference: reads of the counter after it must not see
+// a later value in the reverse sweep.
+void count(int &n) { n += 1; }
+
 double clip(double v) {
-  ++evaluations;
+  count(evaluations);
   if (v > 2) {
     clipped = true;
     return 2 + 0.1 * (v - 2);
@@ -254,4 +258,34 @@ TEST(SideEffects, StreamsAndThrows) {
   double d2 = 0;
   EXPECT_DOUBLE_EQ(journaled_grad(0.4, 3, &d2), v);
   EXPECT_DOUBLE_EQ(d2, d);
+}
+
+// A counter written only through a reference a callee takes: its reads
+// before and after the call see different values, and the reverse sweep
+// must use the ones read.
+namespace effects {
+int visits = 1;
+void visit(int &v) { v += 2; }
+[[fluxion::grad]] double visited(double x) {
+  double y = x * visits;
+  visit(visits);
+  return y * x * visits;
+}
+} // namespace effects
+
+TEST(SideEffects, CounterWrittenThroughAReference) {
+  using namespace effects;
+  for (double x : {0.7, -1.3}) {
+    visits = 1;
+    double d = 0;
+    visited_grad(x, &d);
+    EXPECT_EQ(visits, 3);
+    auto f = [](double v) {
+      visits = 1;
+      return visited(v);
+    };
+    NT_EXPECT_CLOSE(d, static_cast<double>(nt::central_diff(f, x)), 1e-7L,
+                    1e-7L);
+    NT_EXPECT_CLOSE(d, 6 * x, 1e-12L, 1e-12L);
+  }
 }
