@@ -138,7 +138,8 @@ std::string Differentiator::expectedSignature(FunctionDecl *Callee,
 static FunctionDecl *resolve(Sema &S, const LookupResult &Candidates,
                              llvm::ArrayRef<QualType> Types,
                              llvm::ArrayRef<bool> LValue,
-                             SourceLocation Loc) {
+                             SourceLocation Loc,
+                             TemplateArgumentListInfo *Explicit = nullptr) {
   ASTContext &Ctx = S.getASTContext();
   llvm::SmallVector<Expr *, 8> Args;
   for (unsigned I = 0; I < Types.size(); ++I)
@@ -148,7 +149,7 @@ static FunctionDecl *resolve(Sema &S, const LookupResult &Candidates,
             ? VK_LValue
             : VK_PRValue));
   OverloadCandidateSet Set(Loc, OverloadCandidateSet::CSK_Normal);
-  S.AddFunctionCandidates(Candidates.asUnresolvedSet(), Args, Set);
+  S.AddFunctionCandidates(Candidates.asUnresolvedSet(), Args, Set, Explicit);
   OverloadCandidateSet::iterator Best;
   if (Set.BestViableFunction(S, Loc, Best) != OR_Success)
     return nullptr;
@@ -416,46 +417,29 @@ void Differentiator::warnUnusedCustom() {
 FunctionDecl *Differentiator::runtimeTemplateFunction(
     StringRef Name, QualType T, llvm::ArrayRef<QualType> Types,
     SourceLocation Loc) {
-  NamespaceDecl *NS = fluxionNamespace();
-  FunctionDecl *FD = nullptr;
-  if (NS) {
-    LookupResult R(S, &Ctx.Idents.get(Name), Loc, Sema::LookupOrdinaryName);
-    S.LookupQualifiedName(R, NS);
-    llvm::SmallVector<Expr *, 8> Args;
-    for (QualType A : Types)
-      Args.push_back(new (Ctx) OpaqueValueExpr(
-          Loc, A.getNonReferenceType(),
-          A->isLValueReferenceType() ? VK_LValue : VK_PRValue));
-    TemplateArgumentListInfo Explicit(Loc, Loc);
-    Explicit.addArgument(TemplateArgumentLoc(
-        TemplateArgument(T), Ctx.getTrivialTypeSourceInfo(T, Loc)));
-    OverloadCandidateSet Set(Loc, OverloadCandidateSet::CSK_Normal);
-    for (auto It = R.begin(); It != R.end(); ++It)
-      if (auto *FTD = dyn_cast<FunctionTemplateDecl>(*It))
-        S.AddTemplateOverloadCandidate(FTD, It.getPair(), &Explicit, Args,
-                                       Set);
-    OverloadCandidateSet::iterator Best;
-    if (Set.BestViableFunction(S, Loc, Best) == OR_Success)
-      FD = Best->Function;
-  }
-  if (!FD) {
-    Diags.report(Loc, Diag::MissingRuntime) << Name;
-    return nullptr;
-  }
-  S.MarkFunctionReferenced(Loc, FD);
-  return FD;
+  TemplateArgumentListInfo Explicit(Loc, Loc);
+  Explicit.addArgument(TemplateArgumentLoc(
+      TemplateArgument(T), Ctx.getTrivialTypeSourceInfo(T, Loc)));
+  return runtimeLookup(Name, Types, Loc, &Explicit);
 }
 
 FunctionDecl *Differentiator::runtimeFunction(StringRef Name,
                                               llvm::ArrayRef<QualType> Args,
                                               SourceLocation Loc) {
+  return runtimeLookup(Name, Args, Loc, nullptr);
+}
+
+FunctionDecl *Differentiator::runtimeLookup(StringRef Name,
+                                            llvm::ArrayRef<QualType> Args,
+                                            SourceLocation Loc,
+                                            TemplateArgumentListInfo *Explicit) {
   NamespaceDecl *NS = fluxionNamespace();
   FunctionDecl *FD = nullptr;
   if (NS) {
     LookupResult R(S, &Ctx.Idents.get(Name), Loc, Sema::LookupOrdinaryName);
     S.LookupQualifiedName(R, NS);
     if (!R.empty())
-      FD = resolve(S, R, Args, {}, Loc);
+      FD = resolve(S, R, Args, {}, Loc, Explicit);
   }
   if (!FD) {
     Diags.report(Loc, Diag::MissingRuntime) << Name;

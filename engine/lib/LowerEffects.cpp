@@ -21,6 +21,23 @@ using namespace clang;
 namespace fluxion {
 using ir::ExprP;
 
+bool FunctionLowering::lowerEffectArgument(
+    const clang::Expr *Item, ir::Block &Out,
+    llvm::SmallVectorImpl<ExprP> &Args, llvm::SmallVectorImpl<QualType> &Types) {
+  ExprP V = lowerExpr(Item, Out);
+  if (!V)
+    return false;
+  // Printed or thrown, never differentiated.
+  auto SG = std::make_shared<ir::Expr>();
+  SG->K = ir::ExprKind::StopGrad;
+  SG->Ty = V->Ty;
+  SG->Ops = {V};
+  SG->Loc = Item->getExprLoc();
+  Args.push_back(SG);
+  Types.push_back(V->Ty);
+  return true;
+}
+
 /// A std::basic_ostream, or a class derived from one (std::ofstream).
 static bool isOutputStream(QualType T) {
   const auto *RD = T->getAsCXXRecordDecl();
@@ -86,17 +103,8 @@ bool FunctionLowering::lowerStreamOutput(const clang::Expr *E,
           << "print \"\\n\" instead";
       return false;
     }
-    ExprP V = lowerExpr(Item, Out);
-    if (!V)
+    if (!lowerEffectArgument(Item, Out, Args, Types))
       return false;
-    // Printed, never differentiated.
-    auto SG = std::make_shared<ir::Expr>();
-    SG->K = ir::ExprKind::StopGrad;
-    SG->Ty = V->Ty;
-    SG->Ops = {V};
-    SG->Loc = Item->getExprLoc();
-    Args.push_back(SG);
-    Types.push_back(V->Ty);
   }
   clang::FunctionDecl *Fn =
       Runtime ? Runtime("stream_out", Types, E->getExprLoc()) : nullptr;
@@ -142,18 +150,9 @@ bool FunctionLowering::lowerThrow(const CXXThrowExpr *E, ir::Block &Out) {
   }
   llvm::SmallVector<ExprP, 4> Args;
   llvm::SmallVector<QualType, 4> Types;
-  for (const clang::Expr *Item : Items) {
-    ExprP V = lowerExpr(Item, Out);
-    if (!V)
+  for (const clang::Expr *Item : Items)
+    if (!lowerEffectArgument(Item, Out, Args, Types))
       return false;
-    auto SG = std::make_shared<ir::Expr>();
-    SG->K = ir::ExprKind::StopGrad;
-    SG->Ty = V->Ty;
-    SG->Ops = {V};
-    SG->Loc = Item->getExprLoc();
-    Args.push_back(SG);
-    Types.push_back(V->Ty);
-  }
   QualType Thrown = E->getSubExpr()->getType().getUnqualifiedType();
   clang::FunctionDecl *Fn =
       RuntimeFor ? RuntimeFor("raise", Thrown, Types, E->getThrowLoc())

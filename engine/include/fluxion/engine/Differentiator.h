@@ -389,6 +389,11 @@ private:
   bool isRuntimeDecl(const clang::Decl *D);
   clang::NamespaceDecl *customNamespace();
   clang::NamespaceDecl *fluxionNamespace();
+  /// runtimeFunction, with an explicit first template argument when given.
+  clang::FunctionDecl *runtimeLookup(llvm::StringRef Name,
+                                     llvm::ArrayRef<clang::QualType> Args,
+                                     clang::SourceLocation Loc,
+                                     clang::TemplateArgumentListInfo *Explicit);
   void publish(clang::FunctionDecl *FD);
   /// Defines Target as a call of Callee with Target's parameters (and Extra
   /// inserted at position At).

@@ -446,6 +446,10 @@ private:
   bool lowerStreamOutput(const clang::Expr *E, ir::Block &Out);
   /// `throw E(args);` (LowerEffects.cpp): raised in the forward sweep.
   bool lowerThrow(const clang::CXXThrowExpr *E, ir::Block &Out);
+  /// Item lowered as an argument of such a helper, wrapped in StopGrad.
+  bool lowerEffectArgument(const clang::Expr *Item, ir::Block &Out,
+                           llvm::SmallVectorImpl<ir::ExprP> &Args,
+                           llvm::SmallVectorImpl<clang::QualType> &Types);
   /// V is a counter global that differentiated code writes.
   bool effectGlobal(const ir::Var *V) const;
   ir::ExprP lowerLValue(const clang::Expr *E, ir::Block &Pre);
