@@ -423,6 +423,29 @@ FunctionDecl *Differentiator::runtimeTemplateFunction(
   return runtimeLookup(Name, Types, Loc, &Explicit);
 }
 
+void Differentiator::instantiate(FunctionDecl *FD, SourceLocation Loc) {
+  if (FD->isTemplateInstantiation() && !FD->hasBody())
+    S.InstantiateFunctionDefinition(Loc, FD, /*Recursive=*/true,
+                                    /*DefinitionRequired=*/true);
+}
+
+CXXMethodDecl *Differentiator::lambdaCallFor(const CXXRecordDecl *Closure,
+                                             llvm::ArrayRef<QualType> Args,
+                                             SourceLocation Loc) {
+  LookupResult R(S, Ctx.DeclarationNames.getCXXOperatorName(OO_Call), Loc,
+                 Sema::LookupOrdinaryName);
+  S.LookupQualifiedName(R, const_cast<CXXRecordDecl *>(Closure));
+  // The object first (Sema's convention for methods), then the arguments.
+  llvm::SmallVector<QualType, 4> Types{QualType(Closure->getTypeForDecl(), 0)};
+  Types.append(Args.begin(), Args.end());
+  llvm::SmallVector<bool, 4> LValue(Types.size(), true);
+  auto *Call = dyn_cast_or_null<CXXMethodDecl>(resolve(S, R, Types, LValue, Loc));
+  if (Call && Call->isTemplateInstantiation() && !Call->hasBody())
+    S.InstantiateFunctionDefinition(Loc, Call, /*Recursive=*/true,
+                                    /*DefinitionRequired=*/true);
+  return Call;
+}
+
 FunctionDecl *Differentiator::runtimeFunction(StringRef Name,
                                               llvm::ArrayRef<QualType> Args,
                                               SourceLocation Loc) {

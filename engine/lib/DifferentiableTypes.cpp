@@ -150,6 +150,22 @@ QualType containerElement(QualType T) {
   return Elem;
 }
 
+QualType containerIteratorElement(QualType T) {
+  const auto *Spec = dyn_cast_or_null<ClassTemplateSpecializationDecl>(
+      T.getNonReferenceType()->getAsCXXRecordDecl());
+  // libstdc++'s and libc++'s iterators of contiguous containers wrap a
+  // pointer to the elements.
+  if (!Spec || !Spec->getIdentifier() ||
+      (Spec->getName() != "__normal_iterator" &&
+       Spec->getName() != "__wrap_iter"))
+    return QualType();
+  const TemplateArgumentList &Args = Spec->getTemplateArgs();
+  if (Args.size() < 1 || Args[0].getKind() != TemplateArgument::Type ||
+      !Args[0].getAsType()->isPointerType())
+    return QualType();
+  return Args[0].getAsType()->getPointeeType();
+}
+
 std::optional<uint64_t> containerFixedSize(QualType T) {
   if (std::optional<EigenShape> E = eigenShape(T)) {
     if (E->Rows < 0 || E->Cols < 0)

@@ -81,6 +81,14 @@ void connectLowering(FunctionLowering &Lowering, DerivativeOracle &Oracle) {
                                   SourceLocation Loc) {
     return Oracle.runtimeTemplateFunction(Name, T, Args, Loc);
   };
+  Lowering.Instantiate = [&Oracle](FunctionDecl *FD, SourceLocation Loc) {
+    Oracle.instantiate(FD, Loc);
+  };
+  Lowering.LambdaCall = [&Oracle](const CXXRecordDecl *Closure,
+                                  llvm::ArrayRef<QualType> Args,
+                                  SourceLocation Loc) {
+    return Oracle.lambdaCallFor(Closure, Args, Loc);
+  };
   Lowering.Effects = Oracle.effectGlobals();
 }
 

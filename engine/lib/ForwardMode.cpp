@@ -24,6 +24,12 @@ using ir::StmtKind;
 using ir::StmtP;
 using ir::Var;
 
+/// A class type, or in a template one spelled as a specialization of a
+/// class template (`std::vector<T>`), which is a class for every T.
+static bool isObjectType(QualType T) {
+  return T->isRecordType() || T->getAs<TemplateSpecializationType>();
+}
+
 /// The tangent parameter type for a parameter of type T: the value for a
 /// scalar, a pointer to the tangents for a pointer (const for inputs).
 QualType tangentParamType(ASTContext &Ctx, QualType T) {
@@ -37,12 +43,12 @@ QualType tangentParamType(ASTContext &Ctx, QualType T) {
     // const T&: an input scalar, its tangent a value; T&: an output. An
     // object's tangent is an object of its class, given by address.
     QualType P = RT->getPointeeType();
-    return P.isConstQualified() && !P->isRecordType() ? P.getUnqualifiedType()
-                                                      : Ctx.getPointerType(P);
+    return P.isConstQualified() && !isObjectType(P) ? P.getUnqualifiedType()
+                                                    : Ctx.getPointerType(P);
   }
   if (T->isRealFloatingType())
     return T.getUnqualifiedType();
-  if (T->isRecordType()) // an object passed by value: an input
+  if (isObjectType(T)) // an object passed by value: an input
     return Ctx.getPointerType(T.getUnqualifiedType().withConst());
   return T; // const T* for inputs, T* for outputs: as the parameter itself
 }

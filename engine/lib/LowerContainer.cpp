@@ -42,6 +42,17 @@ bool isContainerStorageVar(const Var *V) {
          !containerElement(V->Origin->getType()).isNull();
 }
 
+ExprP FunctionLowering::containerSize(Var *V, SourceLocation Loc) {
+  QualType SizeTy = Ctx.getSizeType();
+  if (std::optional<uint64_t> N = containerFixedSize(V->Origin->getType()))
+    return ir::intConst(SizeTy, int64_t(*N));
+  // A vector that grows: its count, which the engine follows like any
+  // integer (a size read in a loop that grows it is no constant).
+  if (Var *Count = GrowCounts.lookup(V))
+    return ir::ref(Count, Loc);
+  return ir::sizeOf(ir::ref(V, Loc), SizeTy);
+}
+
 /// The container a member call or subscript is applied to, if it is one.
 static const clang::Expr *containerObject(const CallExpr *E,
                                           const CXXMethodDecl *&Method) {
@@ -179,8 +190,13 @@ bool FunctionLowering::lowerContainerLocal(const VarDecl *VD, ir::Block &Out) {
     // Arguments a constructor takes by default (an allocator) are left out.
     while (N && isa<CXXDefaultArgExpr>(CE->getArg(N - 1)))
       --N;
-    if (N == 0)
-      return true; // empty (std::vector) or zeros (std::array)
+    if (N == 0) {
+      // Empty (std::vector: sized later, by its first resize or assign)
+      // or zeros (std::array).
+      if (!Fixed && !Eigen)
+        UnsizedLocals[VD] = Scopes.size();
+      return true;
+    }
     const clang::Expr *A0 = CE->getArg(0)->IgnoreImplicit();
     if (DynamicMatrix) {
       // MatrixXd m(rows, cols): zeros (Eigen leaves them uninitialised);
@@ -445,6 +461,23 @@ bool FunctionLowering::lowerContainerCall(const CallExpr *E, ir::Block &Pre,
   std::string Name = Method->getNameAsString();
   if (Method->getOverloadedOperator() == OO_Subscript)
     Name = "[]";
+  // A local declared empty, not used yet: its first resize or assign sizes
+  // it, as a size given where it is declared would.
+  const VarDecl *Unsized = nullptr;
+  std::optional<std::pair<const VarDecl *, unsigned>> StillUnsized;
+  if (const auto *DR = dyn_cast<DeclRefExpr>(Object->IgnoreParenImpCasts()))
+    if (const auto *VD = dyn_cast<VarDecl>(DR->getDecl());
+        VD && UnsizedLocals.count(VD)) {
+      // In the block it is declared in, outside loops: it runs once.
+      if ((Name == "resize" || Name == "assign") && !LoopDepth &&
+          UnsizedLocals.lookup(VD) == Scopes.size())
+        Unsized = VD;
+      // Its storage is lowered below, which counts as a use; these calls
+      // use no element.
+      if (Name == "size" || Name == "empty" || Name == "reserve" ||
+          Name == "capacity")
+        StillUnsized = {VD, UnsizedLocals.lookup(VD)};
+    }
   std::string TypeName =
       Object->getType().getNonReferenceType().getUnqualifiedType().getAsString();
 
@@ -464,6 +497,8 @@ bool FunctionLowering::lowerContainerCall(const CallExpr *E, ir::Block &Pre,
       return true;
     }
     Storage = lowerExpr(Inner, Pre);
+    if (StillUnsized)
+      UnsizedLocals.insert(*StillUnsized);
     if (!Storage)
       return true;
   }
@@ -484,16 +519,7 @@ bool FunctionLowering::lowerContainerCall(const CallExpr *E, ir::Block &Pre,
   }
   QualType Elem = V->Type->getPointeeType();
   Var *Count = GrowCounts.lookup(V);
-  auto SizeExpr = [&]() -> ExprP {
-    QualType SizeTy = Ctx.getSizeType();
-    if (std::optional<uint64_t> N = containerFixedSize(V->Origin->getType()))
-      return ir::intConst(SizeTy, int64_t(*N));
-    // A vector that grows: its count, which the engine follows like any
-    // integer (a size read in a loop that grows it is no constant).
-    if (Count)
-      return ir::ref(Count, Loc);
-    return ir::sizeOf(Storage, SizeTy);
-  };
+  auto SizeExpr = [&]() { return containerSize(V, Loc); };
   auto Element = [&](ExprP Idx) {
     ExprP R = ir::index(Storage, Idx, Elem);
     std::const_pointer_cast<ir::Expr>(R)->Loc = Loc;
@@ -558,27 +584,45 @@ bool FunctionLowering::lowerContainerCall(const CallExpr *E, ir::Block &Pre,
     Out = ir::intConst(Ctx.IntTy, 0);
     return true;
   }
+  // t.resize(n), t.resize(n, v), t.assign(n, v) sizing a local declared
+  // empty: n zeros (and its adjoint with it), then v in each.
+  if (Unsized && (NArgs == 1 || NArgs == 2) && Arg0->getType()->isIntegerType() &&
+      (Name == "resize" || NArgs == 2)) {
+    QualType SizeTy = Ctx.getSizeType();
+    ExprP N = lowerExpr(Arg0, Pre);
+    ExprP Value = N && NArgs == 2
+                      ? lowerExpr(E->getArg(E->getNumArgs() - 1), Pre)
+                      : nullptr;
+    if (!N || (NArgs == 2 && !Value))
+      return true;
+    N = materialize(ir::cast(SizeTy, N), Pre, "_n", Loc);
+    Pre.push_back(ir::resize(Storage, N, Loc));
+    if (Value) {
+      Value = materialize(convertResult(Value, Elem, Pre), Pre, "_fill", Loc);
+      appendIndexLoop(0, N, Loc, Pre, [&](ExprP K, ir::Block &Body) {
+        Body.push_back(ir::assign(Element(K), Value, BO_Assign, Loc));
+      });
+    }
+    if (Count)
+      Pre.push_back(ir::assign(ir::ref(Count), N, BO_Assign, Loc));
+    Out = ir::intConst(Ctx.IntTy, 0);
+    return true;
+  }
   if (Name == "reserve" && NArgs == 1 && Count) {
     Out = ir::intConst(Ctx.IntTy, 0); // capacity only
     return true;
   }
+  // Iterators a position does not cover (LowerIterators.cpp takes
+  // begin() and end() where an iterator is used).
   bool Iterator = Name == "begin" || Name == "end" || Name == "cbegin" ||
-                  Name == "cend" || Name == "rbegin" || Name == "rend";
-  // An end of a range given to an algorithm (lowerRangeAlgorithm): a
-  // pointer into the storage.
-  if (IteratorsAsPointers && !NArgs &&
-      (Name == "begin" || Name == "cbegin")) {
-    Out = Storage;
-    return true;
-  }
-  if (IteratorsAsPointers && !NArgs && (Name == "end" || Name == "cend")) {
-    Out = ir::binary(BO_Add, Storage, SizeExpr(), Storage->Ty);
-    return true;
-  }
+                  Name == "cend" || Name == "rbegin" || Name == "rend" ||
+                  Name == "crbegin" || Name == "crend";
   if (Iterator)
     Diags.report(Loc, Diag::NotSupported)
-        << ("an iterator of a '" + TypeName + "' ('" + Name + "()')")
-        << "loop over the elements with a range-based for or an index loop";
+        << ("an iterator of a '" + TypeName + "' ('" + Name + "()') here")
+        << "loop over the elements with a range-based for or an index "
+           "loop, or use begin() and end() with *it, ++it, it + n and "
+           "comparisons";
   else if (!Method->isConst())
     Diags.report(Loc, Diag::NotSupported)
         << ("calling '" + Name + "' on '" + V->Name + "' (a '" + TypeName +
@@ -589,82 +633,6 @@ bool FunctionLowering::lowerContainerCall(const CallExpr *E, ir::Block &Pre,
     Diags.report(Loc, Diag::NotSupported)
         << ("'" + Name + "' of a '" + TypeName + "'")
         << "use size(), data(), front(), back() or the elements ('x[i]')";
-  return true;
-}
-
-/// The iterator call inside an argument passed by value (the copy of
-/// `x.begin()` the algorithm receives).
-static const CallExpr *iteratorCall(const clang::Expr *A) {
-  A = A->IgnoreImplicit();
-  if (const auto *CE = dyn_cast<CXXConstructExpr>(A);
-      CE && CE->getNumArgs() == 1)
-    A = CE->getArg(0)->IgnoreImplicit();
-  return dyn_cast<CallExpr>(A->IgnoreParens());
-}
-
-bool FunctionLowering::lowerRangeAlgorithm(const CallExpr *E, ir::Block &Pre,
-                                           ExprP &Out) {
-  Out = nullptr;
-  const FunctionDecl *Callee = E->getDirectCallee();
-  if (!Callee || !Callee->isInStdNamespace() || !Callee->getIdentifier())
-    return false;
-  StringRef Name = Callee->getName();
-  // std::NAME(first, last, ...) over a container's iterators is
-  // fluxion::NAME over its storage (runtime/include/fluxion/algorithm.hpp),
-  // whose body is differentiated like any callee.
-  unsigned Ranges = Name == "accumulate" ? 2 : Name == "inner_product" ? 3 : 0;
-  unsigned Args = Ranges + 1; // the initial value
-  if (!Ranges || E->getNumArgs() < Args)
-    return false;
-  // A container's begin() and end(), or pointers (x, x + n, v.data()).
-  auto ContainerIterator = [&](const clang::Expr *A) -> const CallExpr * {
-    const CallExpr *C = iteratorCall(A);
-    MemberCall MC = C ? memberCall(C) : MemberCall();
-    if (!MC.Object || !MC.Method || !MC.Method->getIdentifier() ||
-        !llvm::is_contained({"begin", "cbegin", "end", "cend"},
-                            MC.Method->getName()))
-      return nullptr;
-    QualType T = MC.Object->getType().getNonReferenceType();
-    return !containerElement(T).isNull() && !eigenShape(T) ? C : nullptr;
-  };
-  const clang::Expr *A0 = E->getArg(0);
-  if (!ContainerIterator(A0) && !A0->getType()->isPointerType())
-    return false;
-  if (E->getNumArgs() > Args) {
-    Diags.report(E->getExprLoc(), Diag::NotSupported)
-        << ("std::" + Name.str() + " with an operation of its own")
-        << "write the loop (a range-based for over the container)";
-    return true;
-  }
-  llvm::SmallVector<ExprP, 4> Lowered;
-  llvm::SmallVector<QualType, 4> Types;
-  bool Saved = IteratorsAsPointers;
-  for (unsigned I = 0; I < Ranges; ++I) {
-    const clang::Expr *A = E->getArg(I);
-    const CallExpr *It = ContainerIterator(A);
-    if (!It && !A->getType()->isPointerType()) {
-      Diags.report(A->getExprLoc(), Diag::NotSupported)
-          << "an iterator other than begin() and end() of a container"
-          << "pass x.begin() and x.end(), or write the loop";
-      return true;
-    }
-    IteratorsAsPointers = It != nullptr;
-    ExprP P = lowerExpr(It ? It : A, Pre);
-    IteratorsAsPointers = Saved;
-    if (!P)
-      return true;
-    Lowered.push_back(P);
-    Types.push_back(P->Ty->isPointerType() ? P->Ty : A->getType());
-  }
-  ExprP Init = lowerExpr(E->getArg(Ranges), Pre);
-  if (!Init)
-    return true;
-  Lowered.push_back(Init);
-  Types.push_back(E->getArg(Ranges)->getType());
-  FunctionDecl *FD = Runtime ? Runtime(Name, Types, E->getExprLoc()) : nullptr;
-  if (!FD)
-    return true;
-  Out = ir::call(FD, Lowered, E->getType());
   return true;
 }
 

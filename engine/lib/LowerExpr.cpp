@@ -98,6 +98,22 @@ ExprP FunctionLowering::lowerLiteral(const clang::Expr *E) {
   return nullptr;
 }
 
+bool FunctionLowering::refuseStdFunction(const clang::Expr *E) {
+  // A std::function made from a lambda or function: calls through it go
+  // to a target known only at run time.
+  const auto *RD = E->getType()->getAsCXXRecordDecl();
+  if (!RD || !RD->isInStdNamespace() || !RD->getIdentifier() ||
+      RD->getName() != "function" ||
+      !isa<CXXConstructExpr, CXXBindTemporaryExpr, MaterializeTemporaryExpr>(
+          E->IgnoreImplicitAsWritten()))
+    return false;
+  Diags.report(E->getExprLoc(), Diag::NotSupported)
+      << "a std::function (its target is known only at run time)"
+      << "take the callable as a template parameter ('template <class F> "
+         "double g(F f, double x)'), or call the lambda directly";
+  return true;
+}
+
 ExprP FunctionLowering::lowerExpr(const clang::Expr *E, Block &Pre) {
   // Clang has already reported errors in this expression: add nothing.
   if (E->containsErrors()) {
@@ -114,6 +130,14 @@ ExprP FunctionLowering::lowerExpr(const clang::Expr *E, Block &Pre) {
         << "call it where it is defined, or make it a named function";
     return nullptr;
   }
+  if (refuseStdFunction(E))
+    return nullptr;
+  // A copy of an iterator (passed by value) is the iterator: its uses say
+  // what is followed (LowerIterators.cpp).
+  if (const auto *CE = dyn_cast<CXXConstructExpr>(E->IgnoreImplicit());
+      CE && CE->getNumArgs() == 1 &&
+      !containerIteratorElement(E->getType()).isNull())
+    return lowerExpr(CE->getArg(0), Pre);
   if (E->isPRValue() && isDifferentiableRecord(E->getType()) &&
       isa<CXXConstructExpr, InitListExpr, CXXFunctionalCastExpr>(E))
     return lowerTemporaryObject(E, Pre);
@@ -167,6 +191,13 @@ ExprP FunctionLowering::lowerExpr(const clang::Expr *E, Block &Pre) {
     return lowerBinary(cast<BinaryOperator>(E), Pre);
   case clang::Stmt::ConditionalOperatorClass:
     return lowerConditional(cast<ConditionalOperator>(E), Pre);
+  case clang::Stmt::CXXRewrittenBinaryOperatorClass: {
+    // C++20's `a != b` as `!(a == b)`: iterators compare positions.
+    const auto *R = cast<CXXRewrittenBinaryOperator>(E);
+    if (ExprP C; lowerIteratorComparison(R, Pre, C))
+      return C;
+    return lowerExpr(R->getSemanticForm(), Pre);
+  }
   case clang::Stmt::CallExprClass:
   case clang::Stmt::CXXMemberCallExprClass:
   case clang::Stmt::CXXOperatorCallExprClass:
@@ -450,6 +481,15 @@ ExprP FunctionLowering::lowerDeclRef(const DeclRefExpr *E, Block &Pre) {
       return lowerExpr(Init, Pre);
     if (auto W = Walkers.find(VD); W != Walkers.end())
       return walkerPointer(VD, ref(W->second.Pos, E->getLocation()), Pre);
+    UnsizedLocals.erase(VD); // used: a later resize is no first sizing
+    if (Iterators.count(VD)) {
+      Diags.report(E->getLocation(), Diag::NotSupported)
+          << ("passing iterator '" + VD->getNameAsString() + "' on")
+          << "pass the element ('*" + VD->getNameAsString() +
+                 "') or its index ('" + VD->getNameAsString() +
+                 " - x.begin()')";
+      return nullptr;
+    }
     if (VD->getType()->isReferenceType() && !isa<ParmVarDecl>(VD) &&
         !Vars.count(VD)) {
       Diags.report(E->getLocation(), Diag::UnsupportedType)
@@ -688,10 +728,14 @@ bool FunctionLowering::returnsPositionInFirstRange(const FunctionDecl *Callee) {
   if (!Callee->getIdentifier() || !Callee->isInStdNamespace() ||
       !Callee->getReturnType()->isPointerType())
     return false;
+  return hasPositionMarker(Callee->getName());
+}
+
+bool FunctionLowering::hasPositionMarker(StringRef Name) {
   DeclContext *Custom = customNamespace(Ctx);
   if (!Custom)
     return false;
-  std::string Marker = (Callee->getName() + "_position").str();
+  std::string Marker = (Name + "_position").str();
   return !Custom->lookup(&Ctx.Idents.get(Marker)).empty();
 }
 
@@ -833,10 +877,15 @@ ExprP FunctionLowering::lowerCall(const CallExpr *E, Block &Pre,
   }
   if (isLambdaCall(E))
     return lowerLambdaCall(E, Pre);
-  if (ExprP C; lowerRangeAlgorithm(E, Pre, C))
-    return !C || TopLevel ? C
-                          : materialize(C, Pre, ("_" + C->Callee->getName()).str(),
-                                        E->getExprLoc());
+  if (ExprP C; lowerCallTakingLambda(E, Pre, C))
+    return C;
+  if (ExprP C; lowerIteratorOp(E, Pre, C))
+    return C;
+  if (ExprP C; lowerAlgorithm(E, Pre, C, Discarded))
+    return !C || TopLevel || C->K != ExprKind::Call
+               ? C
+               : materialize(C, Pre, ("_" + C->Callee->getName()).str(),
+                             E->getExprLoc());
   if (ExprP C; lowerContainerCall(E, Pre, C))
     return C;
   if (ExprP C; lowerEigenCommaInit(E, Pre, C))

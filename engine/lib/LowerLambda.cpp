@@ -7,9 +7,10 @@
 // enclosing variable); one captured by copy is a local that takes its value
 // where the lambda is created (an init-capture `[s = 2 * x]` likewise).
 // The analyses and builders then see ordinary locals and assignments, and
-// the generated code never mentions the lambda. A lambda passed on (to a
-// template callee, to a standard algorithm, stored in a std::function)
-// stays a located error.
+// the generated code never mentions the lambda. A standard algorithm given
+// a lambda calls it in place too (LowerAlgorithms.cpp, through
+// inlineLambda). A lambda passed on otherwise (to a template callee, stored
+// in a std::function) stays a located error.
 //
 //===----------------------------------------------------------------------===//
 #include "fluxion/engine/Lowering.h"
@@ -211,47 +212,92 @@ bool FunctionLowering::lowerLambdaDecl(const VarDecl *VD, Block &Out) {
 
 ExprP FunctionLowering::lowerLambdaCall(const CallExpr *E, Block &Pre) {
   const auto *Op = cast<CXXMethodDecl>(E->getDirectCallee());
-  const Expr *Object = E->getArg(0)->IgnoreImplicit()->IgnoreParens();
   LambdaCopies Fresh;
-  const LambdaCopies *Copies = nullptr;
+  const LambdaCopies *Copies =
+      closureCopies(E->getArg(0), Fresh, Pre, E->getExprLoc());
+  if (!Copies)
+    return nullptr;
+  llvm::SmallVector<const Expr *, 4> Args(E->arguments().begin() + 1,
+                                          E->arguments().end());
+  return inlineLambda(Op, *Copies, Args, Pre, E->getExprLoc());
+}
+
+const FunctionLowering::LambdaCopies *
+FunctionLowering::closureCopies(const Expr *Closure, LambdaCopies &Fresh,
+                                Block &Pre, SourceLocation Loc) {
+  const Expr *Object = Closure->IgnoreImplicit()->IgnoreParens();
   if (const LambdaExpr *L = asLambda(Object)) {
     // Written and called in place: its copies are taken now.
     if (!lowerCaptures(L, Fresh, Pre))
       return nullptr;
-    Copies = &Fresh;
-  } else if (const auto *DR = dyn_cast<DeclRefExpr>(Object)) {
+    return &Fresh;
+  }
+  if (const auto *DR = dyn_cast<DeclRefExpr>(Object)) {
     const auto *VD = dyn_cast<VarDecl>(DR->getDecl());
     if (VD && Poisoned.count(VD))
       return nullptr;
     auto It = VD ? Lambdas.find(VD) : Lambdas.end();
-    if (It != Lambdas.end()) {
-      Copies = &It->second.Copies;
-    } else if (isa_and_nonnull<ParmVarDecl>(VD) &&
-               VD->getType()->isReferenceType() &&
-               VD->getType().getNonReferenceType().isConstQualified()) {
+    if (It != Lambdas.end())
+      return &It->second.Copies;
+    if (isa_and_nonnull<ParmVarDecl>(VD) &&
+        VD->getType()->isReferenceType() &&
+        VD->getType().getNonReferenceType().isConstQualified()) {
       // A closure passed in (the call-site form's function for a lambda):
       // its captures are constants, read from the closure.
       if (!lowerClosureCaptures(DR, Fresh, Pre))
         return nullptr;
-      Copies = &Fresh;
+      return &Fresh;
     }
   }
-  if (!Copies) {
-    Diags.report(E->getExprLoc(), Diag::NotSupported)
-        << "a call of a lambda that was passed in or copied"
-        << "call the lambda where it is defined, or make it a named function";
-    return nullptr;
-  }
+  Diags.report(Loc, Diag::NotSupported)
+      << "a call of a lambda that was passed in or copied"
+      << "call the lambda where it is defined, or make it a named function";
+  return nullptr;
+}
+
+ExprP FunctionLowering::inlineLambda(const CXXMethodDecl *Op,
+                                     const LambdaCopies &Copies,
+                                     llvm::ArrayRef<const Expr *> Args,
+                                     Block &Pre, SourceLocation Loc) {
+  return inlineBody(Op, Copies, Args, Pre, Loc, "lambda");
+}
+
+bool FunctionLowering::lowerCallTakingLambda(const CallExpr *E, Block &Pre,
+                                             ExprP &Out) {
+  Out = nullptr;
+  const FunctionDecl *Callee = E->getDirectCallee();
+  if (!Callee || isa<CXXMethodDecl>(Callee) || Callee->isInStdNamespace() ||
+      llvm::none_of(Callee->parameters(), [](const ParmVarDecl *P) {
+        const auto *RD = P->getType().getNonReferenceType()->getAsCXXRecordDecl();
+        return RD && RD->isLambda();
+      }))
+    return false;
+  // A template's instance (apply<lambda>) gets its body when first used.
+  if (!Callee->hasBody() && Instantiate)
+    Instantiate(const_cast<FunctionDecl *>(Callee), E->getExprLoc());
+  llvm::SmallVector<const Expr *, 4> Args(E->arguments().begin(),
+                                          E->arguments().end());
+  Out = inlineBody(Callee, {}, Args, Pre, E->getExprLoc(),
+                   "function taking a lambda");
+  return true;
+}
+
+ExprP FunctionLowering::inlineBody(const FunctionDecl *Fn,
+                                   const LambdaCopies &Copies,
+                                   llvm::ArrayRef<const Expr *> Args,
+                                   Block &Pre, SourceLocation Loc,
+                                   StringRef What) {
   const FunctionDecl *Def = nullptr;
   const auto *Body =
-      Op->hasBody(Def) ? dyn_cast<CompoundStmt>(Def->getBody()) : nullptr;
+      Fn->hasBody(Def) ? dyn_cast<CompoundStmt>(Def->getBody()) : nullptr;
   if (!Body || LambdaDepth > 16) {
-    Diags.report(E->getExprLoc(), Diag::NotSupported)
-        << "a lambda whose body is not visible here, or that calls itself"
+    Diags.report(Loc, Diag::NotSupported)
+        << ("a " + What.str() +
+            " whose body is not visible here, or that calls itself")
         << "make it a named function";
     return nullptr;
   }
-  Op = cast<CXXMethodDecl>(Def);
+  Fn = Def;
   // A return can only end the body: the call is the body in place, and the
   // result the last statement's value.
   auto Stmts = Body->body();
@@ -260,27 +306,48 @@ ExprP FunctionLowering::lowerLambdaCall(const CallExpr *E, Block &Pre) {
   for (const Stmt *S : Stmts)
     if (S != Last && containsReturn(S)) {
       Diags.report(S->getBeginLoc(), Diag::NotSupported)
-          << "a 'return' before the end of a lambda"
+          << ("a 'return' before the end of a " + What.str())
           << "compute the result into a variable and return it at the end";
       return nullptr;
     }
   // The parameters, bound to the arguments in the caller's scope.
   auto SavedVars = Vars;
   auto SavedAliases = Aliases;
+  auto SavedLambdas = Lambdas;
   auto Restore = llvm::make_scope_exit([&] {
     Vars = std::move(SavedVars);
     Aliases = std::move(SavedAliases);
+    Lambdas = std::move(SavedLambdas);
   });
-  for (unsigned I = 0; I < Op->getNumParams(); ++I) {
-    const ParmVarDecl *P = Op->getParamDecl(I);
-    const Expr *Arg = E->getArg(I + 1);
+  for (unsigned I = 0; I < Fn->getNumParams(); ++I) {
+    const ParmVarDecl *P = Fn->getParamDecl(I);
+    const Expr *Arg = Args[I];
     QualType T = P->getType();
+    // A closure: calls of it in the body are the lambda in place, with the
+    // copies the argument's lambda took (where it was written or defined).
+    if (const auto *RD = T.getNonReferenceType()->getAsCXXRecordDecl();
+        RD && RD->isLambda()) {
+      const Expr *Closure = Arg->IgnoreImplicit()->IgnoreParens();
+      while (const auto *CE = dyn_cast<CXXConstructExpr>(Closure)) {
+        if (CE->getNumArgs() != 1)
+          break;
+        Closure = CE->getArg(0)->IgnoreImplicit()->IgnoreParens();
+      }
+      LambdaCopies Fresh;
+      const LambdaCopies *Taken = closureCopies(Closure, Fresh, Pre, Loc);
+      if (!Taken)
+        return nullptr;
+      Lambdas[P] = {asLambda(Closure), *Taken};
+      continue;
+    }
     if (T->isReferenceType() && !T.getNonReferenceType().isConstQualified()) {
-      // `T &acc`: the argument's place, when it is a variable.
-      if (!isa<DeclRefExpr>(Arg->IgnoreParenImpCasts())) {
+      // `T &acc`: the argument's place, when it is a variable (or an
+      // element an algorithm's loop hands over, LowerAlgorithms.cpp).
+      if (!isa<DeclRefExpr>(Arg->IgnoreParenImpCasts()) &&
+          !StablePlaces.count(Arg)) {
         Diags.report(Arg->getExprLoc(), Diag::NotSupported)
-            << "passing an element or member to a lambda's non-const "
-               "reference parameter"
+            << ("passing an element or member to a " + What.str() +
+                "'s non-const reference parameter")
             << "pass a variable, or make the parameter a value and assign "
                "the result";
         return nullptr;
@@ -295,19 +362,27 @@ ExprP FunctionLowering::lowerLambdaCall(const CallExpr *E, Block &Pre) {
       if (!isa<DeclRefExpr>(Arg->IgnoreParenImpCasts()) ||
           !onlyReadsValue(Body, P)) {
         Diags.report(Arg->getBeginLoc(), Diag::NotSupported)
-            << "a lambda's pointer parameter given something other than a "
-               "pointer or array variable, or changed in the lambda"
-            << "pass a variable and leave the parameter unchanged, or make "
-               "the lambda a named function";
+            << ("a " + What.str() +
+                "'s pointer parameter given something other than a pointer "
+                "or array variable, or changed in its body")
+            << "pass a variable and leave the parameter unchanged";
         return nullptr;
       }
+      Aliases[P] = Arg;
+      continue;
+    }
+    // `const std::vector<double> &v` (any const reference to an object):
+    // the argument variable itself, which the body only reads.
+    if (T->isReferenceType() && !T.getNonReferenceType()->isScalarType() &&
+        isa<DeclRefExpr>(Arg->IgnoreParenImpCasts())) {
+      noteRead(Arg);
       Aliases[P] = Arg;
       continue;
     }
     if (T->isReferenceType()) // a const T&: only read
       noteRead(Arg);
     T = T.getNonReferenceType().getUnqualifiedType();
-    if (!checkType(T, P->getLocation(), "lambda parameter"))
+    if (!checkType(T, P->getLocation(), (What + " parameter").str()))
       return nullptr;
     Var *V = F->makeVar(Var::Kind::Local, P->getName(), assignableType(T),
                         const_cast<ParmVarDecl *>(P));
@@ -320,16 +395,20 @@ ExprP FunctionLowering::lowerLambdaCall(const CallExpr *E, Block &Pre) {
         Pre[J]->IsInit = true;
     Vars[P] = V;
   }
-  for (const auto &[Captured, Copy] : *Copies) {
+  for (const auto &[Captured, Copy] : Copies) {
     Vars[Captured] = Copy;
     Aliases.erase(Captured);
   }
-  QualType RetTy = Op->getReturnType();
+  QualType RetTy = Fn->getReturnType();
   Var *Result = nullptr;
   if (!RetTy->isVoidType()) {
-    if (!checkType(RetTy, E->getExprLoc(), "lambda result"))
+    if (!checkType(RetTy, Loc, (What + " result").str()))
       return nullptr;
-    Result = F->makeVar(Var::Kind::Local, "_lambda", assignableType(RetTy));
+    Result = F->makeVar(Var::Kind::Local,
+                        isa<CXXMethodDecl>(Fn) || !Fn->getIdentifier()
+                            ? "_lambda"
+                            : ("_" + Fn->getName()).str(),
+                        assignableType(RetTy));
     F->Locals.push_back(Result);
   }
   ++LambdaDepth;
@@ -352,7 +431,7 @@ ExprP FunctionLowering::lowerLambdaCall(const CallExpr *E, Block &Pre) {
   }
   if (!Result)
     return ir::intConst(Ctx.IntTy, 0); // a void call: its statements are all
-  return ref(Result, E->getExprLoc());
+  return ref(Result, Loc);
 }
 
 } // namespace fluxion

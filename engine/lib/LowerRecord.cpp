@@ -269,6 +269,8 @@ ExprP FunctionLowering::lowerTemporaryObject(const clang::Expr *E,
   if (const auto *Call = dyn_cast<CallExpr>(E))
     return lowerCall(Call, Pre);
   QualType Ty = E->getType().getUnqualifiedType();
+  if (refuseStdFunction(E))
+    return nullptr;
   if (!isDifferentiableRecord(Ty)) {
     Diags.report(E->getExprLoc(), Diag::NotSupported)
         << "a temporary object passed by reference"

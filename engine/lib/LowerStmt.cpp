@@ -42,6 +42,8 @@ std::unique_ptr<Function> FunctionLowering::lower(FunctionDecl *FD) {
   F->ReturnType = FD->getReturnType();
   Vars.clear();
   Walkers.clear();
+  Iterators.clear();
+  UnsizedLocals.clear();
   GrowCounts.clear();
   LoopDepth = 0;
   Self = nullptr;
@@ -559,7 +561,15 @@ bool FunctionLowering::lowerDecl(const DeclStmt *S, Block &Out) {
       noteGrowingContainer(VD, Out);
       continue;
     }
-    // An iterator (`auto it = x.begin()`): the container call says why.
+    // An iterator (`auto it = x.begin()`): a position (LowerIterators.cpp).
+    if (!containerIteratorElement(T).isNull()) {
+      if (!lowerIteratorLocal(VD, Out)) {
+        Poisoned.insert(VD);
+        OK = false;
+      }
+      continue;
+    }
+    // Another iterator (a reverse one): the container call says why.
     if (const auto *Init = dyn_cast_or_null<CXXMemberCallExpr>(
             VD->getInit() ? VD->getInit()->IgnoreImplicit() : nullptr);
         Init && T->isRecordType() && !isDifferentiableRecord(T)) {

@@ -282,6 +282,30 @@ static double running(const std::vector<double> &x) {
          std::inner_product(r.begin(), r.end(), r.begin(), 0.0);
 }
 
+// Locals declared empty and sized by their first resize or assign; one
+// that grows after it.
+[[fluxion::hessian]] [[fluxion::jvp]] double
+sized_later(const std::vector<double> &x, double k) {
+  std::vector<double> a, b, c;
+  a.resize(x.size());
+  b.assign(x.size(), k);
+  c.resize(2, 0.5 * k);
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    a[i] = x[i] * x[i];
+    b[i] += a[i] * k;
+  }
+  std::vector<double> g;
+  g.reserve(x.size() + 1);
+  g.resize(1);
+  g[0] = k;
+  for (double v : b)
+    g.push_back(v * c[1]);
+  double s = 0;
+  for (double v : g)
+    s += std::sin(v);
+  return s * double(g.size()) + c[0] * a.back();
+}
+
 // Containers of objects of reals (contract v2: the adjoint is a container of
 // the same type and size): elements' members, range-for by reference,
 // back(), a callee taking one element, a std::array of them.
@@ -493,6 +517,16 @@ TEST(Containers, IntegerElementsAreData) {
   EXPECT_NEAR(dx[2], 4 * X0[2], 1e-15);
   EXPECT_NEAR(dx[0], 2 * X0[0], 1e-15);
   EXPECT_EQ(dx[1], 0.0);
+}
+
+TEST(Containers, SizedByResizeOrAssign) {
+  auto R = fluxion::check_gradient(ctr::sized_later, ctr::sized_later_grad, X0,
+                                   0.7);
+  EXPECT_TRUE(R.ok()) << R;
+  auto J = fluxion::check_jvp(ctr::sized_later, ctr::sized_later_jvp, X0, 0.7);
+  EXPECT_TRUE(J.ok()) << J;
+  auto H = fluxion::check_hvp(ctr::sized_later, ctr::sized_later_hvp, X0, 0.7);
+  EXPECT_TRUE(H.ok()) << H;
 }
 
 TEST(Containers, LocalContainers) {

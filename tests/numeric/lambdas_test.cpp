@@ -10,6 +10,7 @@
 #include <fluxion/fluxion.hpp>
 
 #include <cmath>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -128,9 +129,56 @@ double softplus_sum(const double *z, int n) {
   return dot(v, w, s) + dot(w, w, 1.0);
 }
 
+// Lambdas passed to templates: the template is inlined with the lambda, so
+// that captured variables receive their adjoints; a generic lambda, two
+// lambdas composed, a function object, a const std::vector& parameter.
+template <class F> double twice(F f, double x) { return f(x) + f(2 * x); }
+template <class F> double sum_over(const std::vector<double> &v, F &&g) {
+  double s = 0;
+  for (double e : v)
+    s += g(e);
+  return s;
+}
+template <class F, class G> double compose(F f, G g, double x) {
+  return f(g(x));
+}
+template <class F> void update(F f, double &acc, double x) { acc += f(x); }
+struct Scale {
+  double k;
+  double operator()(double v) const { return k * v * v; }
+};
+
+[[fluxion::grad]] [[fluxion::jvp]] [[fluxion::hessian]] double
+passed_to_templates(const std::vector<double> &v, double k) {
+  auto sq = [&](double t) { return k * t * t; };
+  double s = twice(sq, v[0]);
+  s += twice([k](double t) { return std::sin(k * t); }, v[1]);
+  s += sum_over(v, [&](double e) { return std::exp(-e * k); });
+  s += compose([](auto t) { return t * t; },
+               [&](double t) { return std::cos(t) * k; }, v[2]);
+  s += twice(Scale{k}, v[0]);
+  double acc = 0;
+  for (double e : v)
+    update([&](double t) { return t * s; }, acc, e);
+  return s + acc;
+}
+
 } // namespace lam
 
 namespace {
+
+TEST(Lambdas, PassedToTemplates) {
+  const std::vector<double> v = {0.3, -0.7, 1.1};
+  auto R = fluxion::check_gradient(lam::passed_to_templates,
+                                   lam::passed_to_templates_grad, v, 0.9);
+  EXPECT_TRUE(R.ok()) << R;
+  auto J = fluxion::check_jvp(lam::passed_to_templates,
+                              lam::passed_to_templates_jvp, v, 0.9);
+  EXPECT_TRUE(J.ok()) << J;
+  auto H = fluxion::check_hvp(lam::passed_to_templates,
+                              lam::passed_to_templates_hvp, v, 0.9);
+  EXPECT_TRUE(H.ok()) << H;
+}
 
 TEST(Lambdas, ResultOfALibraryType) {
   double dx = 0;

@@ -88,4 +88,15 @@ inline void swap_jvp(const T &, const T &, T *t_a, T *t_b) {
 
 } // namespace fluxion::custom
 
+namespace fluxion {
+
+// std::max({a, b, c}) and std::min({...}) inside differentiated code are
+// max_of(max_of(a, b), c) and min_of(...) (the engine's
+// LowerAlgorithms.cpp): the library's choice, the first of equal values,
+// written out so that the derivative follows the value selected.
+template <class T> T max_of(T a, T b) { return a < b ? b : a; }
+template <class T> T min_of(T a, T b) { return b < a ? b : a; }
+
+} // namespace fluxion
+
 #endif // FLUXION_MINMAX_HPP

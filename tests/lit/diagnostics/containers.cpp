@@ -1,6 +1,6 @@
 // std::vector and std::array parameters and locals are differentiated as
-// storage plus a size. What would change a container's size, iterators
-// outside a range-based for, local containers in loops, and containers
+// storage plus a size. What would change a container's size, local
+// containers in loops, and containers
 // inside classes are located errors in the user's words (no
 // library internals), each with advice that works.
 // RUN: not %clangxx %fluxion -fsyntax-only %s 2>&1 | %FileCheck %s --implicit-check-not=error:
@@ -15,20 +15,7 @@
   return x[0];
 }
 
-// std::accumulate(x.begin(), x.end(), init) works (numeric tests); with an
-// operation of its own it is a located error.
-[[fluxion::grad]] double accumulates(const std::vector<double> &x) {
-  // CHECK: containers.cpp:[[@LINE+1]]:10: error: fluxion: std::accumulate with an operation of its own is not supported in a differentiated function; write the loop (a range-based for over the container)
-  return std::accumulate(x.begin(), x.end(), 0.0, std::plus<double>());
-}
-
-[[fluxion::grad]] double iterates(const std::vector<double> &x) {
-  double s = 0;
-  // CHECK: containers.cpp:[[@LINE+1]]:20: error: fluxion: an iterator of a 'std::vector<double>' ('begin()') is not supported
-  for (auto it = x.begin(); it != x.end(); ++it)
-    s += *it;
-  return s;
-}
+// Iterators and algorithms: tests/lit/diagnostics/iterators.cpp.
 
 [[fluxion::grad]] double in_loop(const std::vector<double> &x) {
   double s = 0;

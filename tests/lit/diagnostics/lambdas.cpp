@@ -1,5 +1,6 @@
-// Lambdas are differentiated where they are defined and called; a lambda
-// passed on, one that returns early, a call through std::function, and a
+// Lambdas are differentiated where they are defined and called (or where a
+// function taking one calls it); a lambda passed on to a std::function, one
+// that returns early, a call through std::function, and a
 // pointer parameter given an expression or moved in the lambda are located
 // errors that say what works.
 // RUN: not %clangxx %fluxion -fsyntax-only %s 2>&1 | %FileCheck %s --implicit-check-not=error:
@@ -7,12 +8,27 @@
 
 #include <functional>
 
-template <class F> double apply(F f, double x) { return f(x); }
+// A template taking the lambda is inlined with it (numeric tests); a
+// std::function parameter hides the lambda's type.
+double apply_erased(const std::function<double(double)> &f, double x) {
+  return f(x);
+}
 
 [[fluxion::grad]] double passed_on(double x) {
   auto f = [](double t) { return t * t; };
-  // CHECK: lambdas.cpp:[[@LINE+1]]:16: error: fluxion: passing a lambda on is not supported in a differentiated function; call it where it is defined, or make it a named function
-  return apply(f, x);
+  // CHECK: lambdas.cpp:[[@LINE+1]]:23: error: fluxion: a std::function (its target is known only at run time) is not supported in a differentiated function; take the callable as a template parameter ('template <class F> double g(F f, double x)'), or call the lambda directly
+  return apply_erased(f, x);
+}
+
+template <class F> double clipped(F f, double x) {
+  // CHECK: lambdas.cpp:[[@LINE+1]]:3: error: fluxion: a 'return' before the end of a function taking a lambda is not supported in a differentiated function; compute the result into a variable and return it at the end
+  if (x > 1)
+    return f(1.0);
+  return f(x);
+}
+
+[[fluxion::grad]] double early_return_in_template(double x) {
+  return clipped([](double t) { return t * t; }, x);
 }
 
 [[fluxion::grad]] double early_return(double x) {
@@ -35,7 +51,7 @@ template <class F> double apply(F f, double x) { return f(x); }
 // expression, or a parameter the lambda moves, has no variable to stand for.
 [[fluxion::grad]] double pointer_expression(const double *x) {
   auto first = [](const double *p) { return p[0]; };
-  // CHECK: lambdas.cpp:[[@LINE+1]]:16: error: fluxion: a lambda's pointer parameter given something other than a pointer or array variable, or changed in the lambda is not supported in a differentiated function; pass a variable and leave the parameter unchanged, or make the lambda a named function
+  // CHECK: lambdas.cpp:[[@LINE+1]]:16: error: fluxion: a lambda's pointer parameter given something other than a pointer or array variable, or changed in its body is not supported in a differentiated function; pass a variable and leave the parameter unchanged
   return first(x + 1);
 }
 
@@ -44,6 +60,6 @@ template <class F> double apply(F f, double x) { return f(x); }
     ++p;
     return p[0];
   };
-  // CHECK: lambdas.cpp:[[@LINE+1]]:15: error: fluxion: a lambda's pointer parameter given something other than a pointer or array variable, or changed in the lambda is not supported in a differentiated function; pass a variable and leave the parameter unchanged, or make the lambda a named function
+  // CHECK: lambdas.cpp:[[@LINE+1]]:15: error: fluxion: a lambda's pointer parameter given something other than a pointer or array variable, or changed in its body is not supported in a differentiated function; pass a variable and leave the parameter unchanged
   return walk(x);
 }

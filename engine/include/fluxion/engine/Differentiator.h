@@ -136,6 +136,10 @@ public:
   runtimeTemplateFunction(llvm::StringRef Name, clang::QualType T,
                           llvm::ArrayRef<clang::QualType> Args,
                           clang::SourceLocation Loc) override;
+  void instantiate(clang::FunctionDecl *FD, clang::SourceLocation Loc) override;
+  clang::CXXMethodDecl *lambdaCallFor(const clang::CXXRecordDecl *Closure,
+                                      llvm::ArrayRef<clang::QualType> Args,
+                                      clang::SourceLocation Loc) override;
 
 private:
   struct UserEntry {

@@ -130,6 +130,15 @@ public:
                                       llvm::ArrayRef<clang::QualType>,
                                       clang::SourceLocation)>
       RuntimeFor;
+  /// Instantiates the body of a template's instance used by lowered code.
+  std::function<void(clang::FunctionDecl *, clang::SourceLocation)>
+      Instantiate;
+  /// The call operator of a lambda for arguments of the given types (a
+  /// generic lambda's instance, instantiated); null if none fits.
+  std::function<clang::CXXMethodDecl *(const clang::CXXRecordDecl *,
+                                       llvm::ArrayRef<clang::QualType>,
+                                       clang::SourceLocation)>
+      LambdaCall;
   /// The translation unit's counter globals; null: writes to globals are
   /// refused.
   EffectGlobals *Effects = nullptr;
@@ -286,19 +295,70 @@ private:
   /// place (null after an error).
   bool lowerPlaceCall(const clang::CallExpr *E, const clang::FunctionDecl *Target,
                       ir::Block &Pre, ir::ExprP &Out);
-  /// std::accumulate and std::inner_product over a container's begin()
-  /// and end() (LowerContainer.cpp): a call of the runtime's pointer form;
-  /// true if E is one, with Out the call (null after an error).
-  bool lowerRangeAlgorithm(const clang::CallExpr *E, ir::Block &Pre,
-                           ir::ExprP &Out);
-  /// Set while lowering an algorithm's range: begin() and end() of a
-  /// container are pointers into its storage.
-  bool IteratorsAsPointers = false;
+  /// A standard algorithm over positions in a container or an array
+  /// (LowerAlgorithms.cpp): with a lambda, a loop in place calling it;
+  /// otherwise a call of the runtime's pointer form (algorithm.hpp). True
+  /// if E is one, with Out its value (null after an error or for none).
+  bool lowerAlgorithm(const clang::CallExpr *E, ir::Block &Pre,
+                      ir::ExprP &Out, bool Discarded);
+  bool lowerAlgorithmLoop(const clang::CallExpr *E, llvm::StringRef Name,
+                          ir::Block &Pre, ir::ExprP &Out);
+
+  // Iterators of containers (LowerIterators.cpp): a container variable
+  // plus an integer position.
+  struct IteratorPosition {
+    /// The container variable (a DeclRefExpr) and its storage.
+    const clang::Expr *Container = nullptr;
+    ir::ExprP Storage;
+    /// Null after an error (reported).
+    ir::ExprP Pos;
+  };
+  /// E's container and position, if E is an iterator (begin(), end(), a
+  /// local iterator, it + n, ++it, std::next ...); nullopt if it is none.
+  std::optional<IteratorPosition>
+  lowerIteratorPosition(const clang::Expr *E, ir::Block &Pre);
+  /// ++it, it--, it += n, it = e on a local iterator: the change (in
+  /// Pre) and the position the expression yields.
+  IteratorPosition moveIterator(const clang::CXXOperatorCallExpr *Op,
+                                ir::Block &Pre);
+  /// std::max_element(b, e) and the other positions algorithm.hpp marks,
+  /// over iterators (LowerAlgorithms.cpp); nullopt if E is none.
+  std::optional<IteratorPosition>
+  lowerPositionAlgorithm(const clang::CallExpr *E, ir::Block &Pre);
+  /// The position as a pointer into the storage.
+  ir::ExprP iteratorPointer(const IteratorPosition &P);
+  /// `auto it = x.begin();`: a position local (false after an error).
+  bool lowerIteratorLocal(const clang::VarDecl *VD, ir::Block &Out);
+  /// An operator applied to iterators (*it, ++it, it != e, it - b ...),
+  /// std::distance: true if E is one, with Out its value (null after an
+  /// error).
+  bool lowerIteratorOp(const clang::CallExpr *E, ir::Block &Pre,
+                       ir::ExprP &Out);
+  /// C++20's rewritten comparisons (`it != e` as `!(it == e)`) of
+  /// iterators.
+  bool lowerIteratorComparison(const clang::CXXRewrittenBinaryOperator *E,
+                               ir::Block &Pre, ir::ExprP &Out);
+  /// it == e, it < e, e - it on positions of one container.
+  ir::ExprP compareIterators(clang::BinaryOperatorKind Op,
+                             const clang::Expr *L, const clang::Expr *R,
+                             clang::QualType Ty, ir::Block &Pre,
+                             clang::SourceLocation Loc);
+  /// The container's element count (its count while it grows).
+  ir::ExprP containerSize(ir::Var *Storage, clang::SourceLocation Loc);
+  struct IteratorLocal {
+    const clang::Expr *Container = nullptr;
+    ir::Var *Pos = nullptr;
+  };
+  llvm::DenseMap<const clang::VarDecl *, IteratorLocal> Iterators;
   /// A local std::vector the rest of its scope push_back()s into: its
   /// element count is an integer local (its size() from then on), and
   /// each push_back grows it by one (LowerContainer.cpp).
   void noteGrowingContainer(const clang::VarDecl *VD, ir::Block &Out);
   llvm::DenseMap<ir::Var *, ir::Var *> GrowCounts;
+  /// Local std::vectors declared empty and not used yet, with the depth of
+  /// the block they are declared in: the first resize or assign there
+  /// sizes them (LowerContainer.cpp).
+  llvm::DenseMap<const clang::VarDecl *, unsigned> UnsizedLocals;
   /// A member call or subscript of a container (LowerContainer.cpp): true
   /// if E is one, with Out its lowering (null after an error).
   bool lowerContainerCall(const clang::CallExpr *E, ir::Block &Pre,
@@ -471,6 +531,9 @@ private:
   /// assignment, never inside a conversion.
   clang::QualType assignableType(clang::QualType T) const;
   bool returnsPositionInFirstRange(const clang::FunctionDecl *Callee);
+  /// algorithm.hpp marks std::Name as returning a position in its first
+  /// range (fluxion::custom::Name_position).
+  bool hasPositionMarker(llvm::StringRef Name);
   /// Glvalues whose value is only read (converted to a value, bound to a
   /// const T&): a call returning a reference there may be lowered as one
   /// returning the value (std::max). Conditionals pass it to both branches.
@@ -502,6 +565,36 @@ private:
   bool lowerClosureCaptures(const clang::DeclRefExpr *Self,
                             LambdaCopies &Copies, ir::Block &Out);
   ir::ExprP lowerLambdaCall(const clang::CallExpr *E, ir::Block &Pre);
+  /// The copies a closure (a lambda written in place, a lambda local, a
+  /// closure parameter) calls see; null after an error (reported at Loc).
+  const LambdaCopies *closureCopies(const clang::Expr *Closure,
+                                    LambdaCopies &Fresh, ir::Block &Pre,
+                                    clang::SourceLocation Loc);
+  /// The body of the lambda call operator Op in place, its parameters
+  /// bound to Args; the result (an int 0 for void), null after an error.
+  ir::ExprP inlineLambda(const clang::CXXMethodDecl *Op,
+                         const LambdaCopies &Copies,
+                         llvm::ArrayRef<const clang::Expr *> Args,
+                         ir::Block &Pre, clang::SourceLocation Loc);
+  /// The body of Fn in place (a lambda's call operator, or a function
+  /// taking a lambda): parameters bound to Args in the caller's scope, a
+  /// closure parameter to the argument's lambda; What names Fn in errors.
+  ir::ExprP inlineBody(const clang::FunctionDecl *Fn,
+                       const LambdaCopies &Copies,
+                       llvm::ArrayRef<const clang::Expr *> Args,
+                       ir::Block &Pre, clang::SourceLocation Loc,
+                       llvm::StringRef What);
+  /// A call of a function with a lambda parameter (`apply(f, x)`, a
+  /// template instantiated for a closure): its body in place, so that the
+  /// lambda is called in place too. True if E is one (Out null after an
+  /// error).
+  bool lowerCallTakingLambda(const clang::CallExpr *E, ir::Block &Pre,
+                             ir::ExprP &Out);
+  /// Reports E if it makes a std::function (true then).
+  bool refuseStdFunction(const clang::Expr *E);
+  /// Element expressions an algorithm's loop builds (`x[k]`, its counter
+  /// unchanged in the body): a lambda's `T &` parameter may alias them.
+  llvm::SmallPtrSet<const clang::Expr *, 4> StablePlaces;
   llvm::DenseMap<const clang::VarDecl *, LambdaLocal> Lambdas;
   unsigned LambdaDepth = 0;
   /// Loops around the statement being lowered.
@@ -609,6 +702,14 @@ bool isInEigen(const clang::Decl *D);
 /// sees such a container as its storage: a pointer to the elements, with
 /// a size (LowerContainer.cpp).
 clang::QualType containerElement(clang::QualType T);
+/// The element type (const-qualified for a const_iterator) of an iterator
+/// of a std::vector (a class wrapping a pointer to its elements); null for
+/// any other type. A std::array's iterators are pointers.
+clang::QualType containerIteratorElement(clang::QualType T);
+/// An iterator of a container: of a type containerIteratorElement knows,
+/// or the pointer a std::array's begin() or end() returns
+/// (LowerIterators.cpp).
+bool isIteratorExpr(const clang::Expr *E);
 /// N for a std::array<T, N> (rows * columns for a fixed-size Eigen
 /// object); none for any other type.
 std::optional<uint64_t> containerFixedSize(clang::QualType T);

@@ -23,6 +23,8 @@
 #include "fluxion/engine/Passes.h"
 #include "fluxion/engine/ReadExtent.h"
 
+#include "clang/AST/DeclCXX.h"
+
 #include <optional>
 
 namespace fluxion {
@@ -79,6 +81,17 @@ public:
   runtimeTemplateFunction(llvm::StringRef Name, clang::QualType T,
                           llvm::ArrayRef<clang::QualType> Args,
                           clang::SourceLocation Loc) {
+    return nullptr;
+  }
+  /// Instantiates the body of a template's instance FD (apply<lambda>).
+  virtual void instantiate(clang::FunctionDecl *FD, clang::SourceLocation Loc) {}
+  /// The call operator of a lambda's closure for arguments of the given
+  /// types (lvalues), a generic lambda's instantiated with its body; null
+  /// if none fits.
+  virtual clang::CXXMethodDecl *
+  lambdaCallFor(const clang::CXXRecordDecl *Closure,
+                llvm::ArrayRef<clang::QualType> Args,
+                clang::SourceLocation Loc) {
     return nullptr;
   }
   /// The derivative of Call given which arguments are active; reports an
