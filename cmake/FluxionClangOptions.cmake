@@ -1,7 +1,18 @@
 # Compile options shared by every target that includes Clang/LLVM headers.
+# LLVM's and Clang's headers are searched after the standard library's
+# (-idirafter, which like -isystem marks them as system headers): Debian's
+# libc++abi-19-dev installs its own cxxabi.h into the same directory
+# (/usr/lib/llvm-19/include), which must not replace libstdc++'s.
+function(fluxion_llvm_includes target scope)
+  set(dirs ${LLVM_INCLUDE_DIRS} ${CLANG_INCLUDE_DIRS})
+  list(REMOVE_DUPLICATES dirs)
+  foreach(dir ${dirs})
+    target_compile_options(${target} ${scope} "SHELL:-idirafter ${dir}")
+  endforeach()
+endfunction()
+
 function(fluxion_use_clang target)
-  target_include_directories(${target} SYSTEM PRIVATE
-    ${LLVM_INCLUDE_DIRS} ${CLANG_INCLUDE_DIRS})
+  fluxion_llvm_includes(${target} PRIVATE)
   target_compile_definitions(${target} PRIVATE ${LLVM_DEFINITIONS})
   if(NOT LLVM_ENABLE_RTTI)
     target_compile_options(${target} PRIVATE -fno-rtti)

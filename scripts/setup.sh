@@ -6,7 +6,7 @@ cd "$(dirname "$0")/.."
 
 packages=(clang-19 libclang-19-dev llvm-19-dev llvm-19-tools libeigen3-dev
           libgtest-dev libbenchmark-dev libadolc-dev cmake ninja-build python3 g++
-          pkg-config clangd-19 libceres-dev)
+          pkg-config clangd-19 libceres-dev libc++-19-dev libc++abi-19-dev)
 scripts/install-packages.sh "${packages[@]}"
 
 echo "== configuring"

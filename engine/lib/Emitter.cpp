@@ -48,10 +48,30 @@ static NestedNameSpecifier *qualifierFor(ASTContext &Ctx, DeclContext *DC) {
   return NestedNameSpecifier::Create(Ctx, Prefix, NS);
 }
 
+/// Where generated code names FD from: its own namespace, except for a
+/// library's internal namespace inside std whose functions std declares
+/// too (libc++'s std::__math::hypot is std::hypot).
+static DeclContext *spelledContext(FunctionDecl *FD) {
+  DeclContext *DC = FD->getDeclContext()->getRedeclContext();
+  auto *NS = dyn_cast<NamespaceDecl>(DC);
+  if (!NS || !NS->getIdentifier() || !NS->getName().starts_with("__") ||
+      !FD->getDeclName().isIdentifier())
+    return DC;
+  // The enclosing namespaces up to std (libc++'s inline std::__1 too).
+  DeclContext *Found = nullptr;
+  for (DeclContext *P = DC->getParent(); P; P = P->getParent()) {
+    if (!Found && !P->lookup(FD->getDeclName()).empty())
+      Found = P;
+    if (P->isStdNamespace())
+      return Found ? Found : DC;
+  }
+  return DC;
+}
+
 Expr *Emitter::functionRef(FunctionDecl *FD, SourceLocation L) {
   ASTContext &Ctx = S.getASTContext();
   CXXScopeSpec SS;
-  if (NestedNameSpecifier *NNS = qualifierFor(Ctx, FD->getDeclContext()))
+  if (NestedNameSpecifier *NNS = qualifierFor(Ctx, spelledContext(FD)))
     SS.MakeTrivial(Ctx, NNS, SourceRange(L, L));
   DeclarationNameInfo Name(FD->getDeclName(), L);
   return S.BuildDeclRefExpr(FD, FD->getType(), VK_LValue, Name, &SS);
@@ -59,18 +79,24 @@ Expr *Emitter::functionRef(FunctionDecl *FD, SourceLocation L) {
 
 /// T as generated code may spell it: a number type that a library names
 /// through its internals (`__gnu_cxx::__enable_if<__is_integer<int>::__value,
-/// double>::__type`, the result of std::fabs(int)) is the plain type; the
+/// double>::__type`, the result of std::fabs(int); libc++'s difference of
+/// iterators, `decltype(__x.base() - __y.base())`) is the plain type; the
 /// user's own typedefs stay.
 static QualType spellable(ASTContext &Ctx, QualType T) {
   QualType C = T.getCanonicalType();
   if (!C->isBuiltinType() || T.getTypePtr() == C.getTypePtr())
     return T;
   const SourceManager &SM = Ctx.getSourceManager();
-  for (QualType S = T; const auto *TT = S->getAs<TypedefType>();
-       S = TT->desugar())
-    if (SM.isInSystemHeader(TT->getDecl()->getLocation()))
+  for (QualType S = T;;) {
+    const auto *TT = dyn_cast<TypedefType>(S.getTypePtr());
+    if (isa<DecltypeType, TypeOfExprType>(S.getTypePtr()) ||
+        (TT && SM.isInSystemHeader(TT->getDecl()->getLocation())))
       return Ctx.getQualifiedType(C, T.getLocalQualifiers());
-  return T;
+    QualType Next = S.getSingleStepDesugaredType(Ctx);
+    if (Next == S)
+      return T;
+    S = Next;
+  }
 }
 
 Expr *Emitter::convert(Expr *E, QualType Ty) {

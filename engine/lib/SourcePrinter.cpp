@@ -227,7 +227,16 @@ public:
     }
     if (auto *DRE = dyn_cast<DeclRefExpr>(S)) {
       if (auto *FD = dyn_cast<FunctionDecl>(DRE->getDecl())) {
-        FD->printQualifiedName(OS, Policy);
+        // Named from another namespace than its own (libc++'s
+        // std::__math::hypot as std::hypot: Emitter.cpp, spelledContext).
+        const NestedNameSpecifier *Q = DRE->getQualifier();
+        const NamespaceDecl *QNS = Q ? Q->getAsNamespace() : nullptr;
+        if (QNS && QNS != FD->getDeclContext()->getRedeclContext()) {
+          Q->print(OS, Policy);
+          FD->printName(OS, Policy);
+        } else {
+          FD->printQualifiedName(OS, Policy);
+        }
         if (const TemplateArgumentList *Args =
                 FD->getTemplateSpecializationArgs())
           printTemplateArgumentList(

@@ -96,6 +96,21 @@ def gdb_can_run():
     return "exited normally" in out.stdout + out.stderr
 if gdb_can_run():
     config.available_features.add("gdb")
+# LLVM's libc++ (Debian's libc++-19-dev), which fluxion-gen's output must
+# compile with as well as with libstdc++.
+def libcxx_works():
+    try:
+        out = subprocess.run(
+            [config.fluxion_clangxx, "-std=c++17", "-stdlib=libc++", "-x", "c++",
+             "-", "-o", os.devnull],
+            input="#include <vector>\nint main() { std::vector<int> v(1); "
+                  "return v[0]; }\n",
+            capture_output=True, text=True, timeout=60)
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return out.returncode == 0
+if libcxx_works():
+    config.available_features.add("libcxx")
 if config.fluxion_gxx:
     config.available_features.add("gxx")
     config.substitutions.append(("%gxx", "%s -std=c++17" % q(config.fluxion_gxx)))
