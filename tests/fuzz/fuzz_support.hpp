@@ -28,6 +28,10 @@
 #include <vector>
 
 namespace fuzz {
+
+/// A template taking a lambda (the generated programs call lambdas through
+/// it too): f(a), with f's own result type.
+template <class F, class A> auto call_with(F f, A a) { return f(a); }
 using LD = long double;
 using Vec = std::vector<LD>;
 using EvalFn = void (*)(const LD *X, LD *Y);

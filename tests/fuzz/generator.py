@@ -66,7 +66,8 @@ FEATURES = {
                'written), T *w = a (written through), const S &r = s',
     'lambdas': 'lambdas defined in f and in helpers ([&] reading the scope, [=] '
                'copying the scalars it reads), some taking a const T* that a call '
-               'gives an array variable, and called in expressions',
+               'gives an array variable, and called in expressions, directly or '
+               'through a template taking the lambda (fuzz::call_with(f, e))',
     'templates': 'f as a function template (a scalar parameter of type T, deduced; '
                  '&f_hessian<> names its instance), helpers as templates '
                  'template <int K> called as h<1>, h<2>, ... in one function',
@@ -76,6 +77,11 @@ FEATURES = {
                   'are const std::vector<T>& / std::vector<T>& (indexed, passed to '
                   'helpers as .data(), walked by range-based for); local arrays at '
                   'the top of f and of helpers spelled std::vector<T> a(L) or = {...}',
+    'iterators': 'with containers: loops over a std::vector by iterator (auto it = '
+                 'v.begin(); it != v.end(); ++it) reading *it, it[0] and it - '
+                 'v.begin() or writing *it; std::transform with a [&] lambda, '
+                 'std::accumulate (plain or with a lambda), std::inner_product, '
+                 '*std::max_element / *std::min_element, std::sort of a local vector',
     'eigen': 'with containers: some of the std::vector parameters and sized local '
              'containers are Eigen vectors instead, Eigen::Matrix<T, Eigen::Dynamic, 1> '
              '(indexed, passed to helpers as .data(), walked by range-based for, '
@@ -346,6 +352,7 @@ class Generator:
         self.srng = random.Random(seed * 7919 + 47)  # loop shapes
         self.erng = random.Random(seed * 7919 + 53)  # Eigen vectors
         self.wrng = random.Random(seed * 7919 + 59)  # walking pointers, side effects
+        self.irng = random.Random(seed * 7919 + 61)  # iterators, <algorithm>
         self.walk_helpers = []     # helpers whose pointer parameters walk
         self.walk_params = set()   # f's pointer parameters (a walk moves and restores them)
         self.walk_in_loop = False
@@ -715,6 +722,9 @@ class Generator:
                 a = self.rng.choice(self.lambda_arrays(sc, ptr_t))
                 self.lambda_text += a.name + '\n'
                 return '%s(%s, %s)' % (name, a.name, e), t
+            # Or given to a template that calls it (fuzz_support.hpp).
+            if self.chance(0.3):
+                return 'fuzz::call_with(%s, %s)' % (name, e), t
             return '%s(%s)' % (name, e), t
         return self.with_rng(self.lrng, gen)
 
@@ -859,6 +869,89 @@ class Generator:
         lines += body
         lines.append('%s}' % pad)
         return lines
+
+    def iterators(self, sc, indent, ret_t):
+        """A statement over a std::vector in scope through iterators or a
+        standard algorithm (feature iterators, drawn from self.irng); none
+        when no std::vector is in scope."""
+        pad = '  ' * indent
+        vecs = [a for a in sc.arrays if a.vec and not a.eigen]
+        readable = [a for a in vecs if a.readable]
+        writable = [a for a in vecs if a.writable and a.readable]
+        if not readable:
+            return None
+        forms = ['loop'] * 3 + ['accumulate', 'inner', 'extreme']
+        if writable:
+            forms += ['write'] * 2 + ['transform'] * 2
+        if [a for a in writable if a.fixed and not a.name.startswith('y')]:
+            forms += ['sort']
+        form = self.rng.choice(forms)
+        lines = []
+        targets = [x.name for x in sc.vars if x.assignable]
+        targets += ['%s[%d]' % (a.name, self.rng.randrange(a.length))
+                    for a in sc.arrays if a.writable and a.readable]
+        a = self.rng.choice(readable)
+        T = self.ctype(a.t)
+        if form in ('loop', 'write'):
+            arr = self.rng.choice(writable) if form == 'write' else a
+            it = self.fresh('it')
+            inner = sc.copy()
+            inner.rdepth += 1
+            e = self.fresh('e')
+            at = arr.t
+            inner.vars.append(Var(e, at, assignable=False))
+            head = '%sfor (auto %s = %s.begin(); %s != %s.end(); ++%s) {' % (
+                pad, it, arr.name, it, arr.name, it)
+            read = self.rng.choice(['*%s' % it, '%s[0]' % it])
+            pos = 'static_cast<%s>(%s - %s.begin())' % (self.ctype(at), it, arr.name)
+            body = ['%s  const %s %s = %s;' % (pad, self.ctype(at), e, read)]
+            if form == 'write':
+                sq, _ = self.squash(inner, 1)
+                op = self.rng.choice(['=', '+=', '*='])
+                body.append('%s  *%s %s %s;' % (pad, it, op, sq))
+            else:
+                acc = self.accumulator(sc, lines, pad, targets)
+                sq, _ = self.squash(inner, 1)
+                term = self.rng.choice(['(%s * %s)' % (e, sq), '(%s + %s)' % (e, sq),
+                                        '(%s * %s * %s)' % (e, pos, self.lit()[0])])
+                body.append('%s  %s %s %s;' % (pad, acc, self.rng.choice(['+=', '-=']),
+                                               term))
+            return lines + [head] + body + ['%s}' % pad]
+        if form == 'transform':
+            out = self.rng.choice(writable)
+            inner = sc.copy()
+            v = self.fresh('v')
+            inner.vars.append(Var(v, a.t, assignable=False))
+            sq, _ = self.squash(inner, 1)
+            lam = '[&](%s %s) { return static_cast<%s>(%s %s %s); }' % (
+                T, v, self.ctype(out.t), v, self.rng.choice(['*', '+', '-']), sq)
+            return ['%sstd::transform(%s.begin(), %s.end(), %s.begin(), %s);' % (
+                pad, a.name, a.name, out.name, lam)]
+        if form == 'sort':
+            arr = self.rng.choice([x for x in writable if x.fixed and
+                                   not x.name.startswith('y')])
+            return ['%sstd::sort(%s.begin(), %s.end());' % (pad, arr.name, arr.name)]
+        acc = self.accumulator(sc, lines, pad, targets)
+        if form == 'accumulate':
+            if self.chance(0.5):
+                call = 'std::accumulate(%s.begin(), %s.end(), static_cast<%s>(%s))' % (
+                    a.name, a.name, T, self.lit()[0])
+            else:
+                call = ('std::accumulate(%s.begin(), %s.end(), static_cast<%s>(0), '
+                        '[](%s s, %s v) { return s + v * v; })' % (a.name, a.name, T, T, T))
+        elif form == 'inner':
+            b = self.rng.choice([x for x in readable if x.t == a.t] or [a])
+            call = ('std::inner_product(%s.begin(), %s.end(), %s.begin(), '
+                    'static_cast<%s>(0))' % (a.name, a.name, b.name, T))
+        else:
+            call = '*std::%s(%s.begin(), %s.end())' % (
+                self.rng.choice(['max_element', 'min_element']), a.name, a.name)
+        return lines + ['%s%s %s %s;' % (pad, acc, self.rng.choice(['+=', '-=']),
+                                         self.squash_text(call))]
+
+    def squash_text(self, e):
+        """e bounded (|value| <= 1), for sums of whole vectors."""
+        return '(%s / (2.0 + %s * %s))' % (e, e, e)
 
     def range_structs(self, sc, indent, ret_t):
         """A local array of S, copies of objects in scope, changed member by
@@ -1438,6 +1531,12 @@ class Generator:
         if self.on('rangefor') and indent < 4 and len(sc.loops) + sc.rdepth < 2 \
                 and self.frng.random() < 0.08:
             return self.with_rng(self.frng, lambda: self.range_for(sc, indent, ret_t))
+        if self.on('iterators') and indent < 4 and len(sc.loops) + sc.rdepth < 2 \
+                and any(a.vec and not a.eigen for a in sc.arrays) \
+                and self.irng.random() < 0.25:
+            lines = self.with_rng(self.irng, lambda: self.iterators(sc, indent, ret_t))
+            if lines:
+                return lines
         if self.on('walk') and indent < 4 and self.wrng.random() < 0.1:
             lines = self.with_rng(self.wrng,
                                   lambda: self.walk(sc, indent, in_loop, ret_t))
