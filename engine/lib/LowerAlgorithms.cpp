@@ -43,17 +43,6 @@ namespace {
 
 bool isIterator(const clang::Expr *E) { return isIteratorExpr(E); }
 
-/// A closure or function object argument without its copies.
-const clang::Expr *bareCallable(const clang::Expr *E) {
-  while (true) {
-    E = E->IgnoreImplicit()->IgnoreParens();
-    const auto *CE = dyn_cast<CXXConstructExpr>(E);
-    if (!CE || CE->getNumArgs() != 1 || isa<CXXTemporaryObjectExpr>(CE))
-      return E;
-    E = CE->getArg(0);
-  }
-}
-
 /// The operator std::plus, std::minus, std::multiplies or std::divides
 /// applies, for an argument of that type; BO_Comma for any other.
 BinaryOperatorKind functionalOperator(QualType T) {
@@ -122,6 +111,31 @@ clang::Expr *rvalue(ASTContext &Ctx, clang::Expr *E) {
 
 } // namespace
 
+bool FunctionLowering::lowerAlgorithmArgs(const CallExpr *E, ir::Block &Pre,
+                                          llvm::SmallVectorImpl<ExprP> &Args,
+                                          llvm::SmallVectorImpl<QualType> &Types,
+                                          IteratorPosition *First) {
+  for (const clang::Expr *A : E->arguments()) {
+    if (isIterator(A)) {
+      std::optional<IteratorPosition> P = lowerIteratorPosition(A, Pre);
+      if (!P || !P->Pos)
+        return false;
+      if (First && Args.empty())
+        *First = *P;
+      Args.push_back(iteratorPointer(*P));
+      Types.push_back(Args.back()->Ty);
+      continue;
+    }
+    ExprP V = lowerExpr(A, Pre);
+    if (!V)
+      return false;
+    Args.push_back(V);
+    Types.push_back(V->Ty->isPointerType() ? V->Ty
+                                           : A->getType().getNonReferenceType());
+  }
+  return true;
+}
+
 std::optional<FunctionLowering::IteratorPosition>
 FunctionLowering::lowerPositionAlgorithm(const CallExpr *E, ir::Block &Pre) {
   const FunctionDecl *Callee = E->getDirectCallee();
@@ -132,33 +146,18 @@ FunctionLowering::lowerPositionAlgorithm(const CallExpr *E, ir::Block &Pre) {
   StringRef Name = Callee->getName();
   SourceLocation Loc = E->getExprLoc();
   IteratorPosition Failed;
-  llvm::SmallVector<ExprP, 4> Args;
-  llvm::SmallVector<QualType, 4> Types;
-  IteratorPosition First;
-  for (unsigned I = 0; I < E->getNumArgs(); ++I) {
-    const clang::Expr *A = E->getArg(I);
+  for (const clang::Expr *A : E->arguments())
     if (isOperation(A)) {
       Diags.report(A->getExprLoc(), Diag::NotSupported)
           << ("std::" + Name.str() + " with a comparison or test of its own")
           << "write the loop, keeping the index of the element you want";
       return Failed;
     }
-    if (isIterator(A)) {
-      std::optional<IteratorPosition> P = lowerIteratorPosition(A, Pre);
-      if (!P || !P->Pos)
-        return Failed;
-      if (I == 0)
-        First = *P;
-      Args.push_back(iteratorPointer(*P));
-      Types.push_back(Args.back()->Ty);
-      continue;
-    }
-    ExprP V = lowerExpr(A, Pre);
-    if (!V)
-      return Failed;
-    Args.push_back(V);
-    Types.push_back(A->getType().getNonReferenceType());
-  }
+  llvm::SmallVector<ExprP, 4> Args;
+  llvm::SmallVector<QualType, 4> Types;
+  IteratorPosition First;
+  if (!lowerAlgorithmArgs(E, Pre, Args, Types, &First))
+    return Failed;
   if (runtimeLookup(Ctx, Name).empty()) {
     Diags.report(Loc, Diag::NotSupported)
         << ("std::" + Name.str() + " over a container")
@@ -268,22 +267,8 @@ bool FunctionLowering::lowerAlgorithm(const CallExpr *E, ir::Block &Pre,
   }
   llvm::SmallVector<ExprP, 4> Args;
   llvm::SmallVector<QualType, 4> Types;
-  for (const clang::Expr *A : E->arguments()) {
-    if (isIterator(A)) {
-      std::optional<IteratorPosition> P = lowerIteratorPosition(A, Pre);
-      if (!P || !P->Pos)
-        return true;
-      Args.push_back(iteratorPointer(*P));
-      Types.push_back(Args.back()->Ty);
-      continue;
-    }
-    ExprP V = lowerExpr(A, Pre);
-    if (!V)
-      return true;
-    Args.push_back(V);
-    Types.push_back(V->Ty->isPointerType() ? V->Ty
-                                           : A->getType().getNonReferenceType());
-  }
+  if (!lowerAlgorithmArgs(E, Pre, Args, Types))
+    return true;
   FunctionDecl *FD = Runtime ? Runtime(Name, Types, Loc) : nullptr;
   if (!FD)
     return true;
@@ -317,7 +302,7 @@ bool FunctionLowering::lowerAlgorithmLoop(const CallExpr *E, StringRef Name,
     int Index = I == 0 ? S->Op : S->Op2;
     if (Index < 0)
       continue;
-    const clang::Expr *A = bareCallable(E->getArg(Index));
+    const clang::Expr *A = withoutCopies(E->getArg(Index));
     Operation &O = Ops[I];
     O.Op = functionalOperator(A->getType());
     if (O.Op != BO_Comma)

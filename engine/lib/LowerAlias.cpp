@@ -212,6 +212,12 @@ std::string FunctionLowering::placeProblem(const Expr *Place, const Stmt *S) {
   return "";
 }
 
+bool mayBeWritten(const Stmt *S, const VarDecl *V) {
+  VarSet Self;
+  Self.insert(V);
+  return firstWritten(S, Self) != nullptr;
+}
+
 // --- Pointers that walk --------------------------------------------------
 
 using ir::Block;

@@ -78,6 +78,16 @@ const LambdaExpr *asLambda(const Expr *E) {
 
 } // namespace
 
+const Expr *withoutCopies(const Expr *E) {
+  while (true) {
+    E = E->IgnoreImplicit()->IgnoreParens();
+    const auto *CE = dyn_cast<CXXConstructExpr>(E);
+    if (!CE || CE->getNumArgs() != 1 || isa<CXXTemporaryObjectExpr>(CE))
+      return E;
+    E = CE->getArg(0);
+  }
+}
+
 bool FunctionLowering::isLambdaCall(const CallExpr *E) const {
   const auto *M = dyn_cast_or_null<CXXMethodDecl>(E->getDirectCallee());
   return M && M->getParent()->isLambda() && isa<CXXOperatorCallExpr>(E);
@@ -327,12 +337,7 @@ ExprP FunctionLowering::inlineBody(const FunctionDecl *Fn,
     // copies the argument's lambda took (where it was written or defined).
     if (const auto *RD = T.getNonReferenceType()->getAsCXXRecordDecl();
         RD && RD->isLambda()) {
-      const Expr *Closure = Arg->IgnoreImplicit()->IgnoreParens();
-      while (const auto *CE = dyn_cast<CXXConstructExpr>(Closure)) {
-        if (CE->getNumArgs() != 1)
-          break;
-        Closure = CE->getArg(0)->IgnoreImplicit()->IgnoreParens();
-      }
+      const Expr *Closure = withoutCopies(Arg);
       LambdaCopies Fresh;
       const LambdaCopies *Taken = closureCopies(Closure, Fresh, Pre, Loc);
       if (!Taken)

@@ -250,6 +250,14 @@ bool FunctionLowering::lowerRangeFor(const CXXForRangeStmt *S, ir::Block &Out) {
       return false;
     }
     Aliases[LoopVar] = Elem;
+  } else if (!Temporary && VInit && ElemTy.isConstQualified() &&
+             VT->isArithmeticType() &&
+             Ctx.hasSameUnqualifiedType(VT.getNonReferenceType(), ElemTy) &&
+             !mayBeWritten(S->getBody(), LoopVar)) {
+    // A copy of an element of a constant range that the body never changes
+    // is the element itself: read again where it is used, never recorded
+    // (nothing in the body changes the range).
+    Aliases[LoopVar] = Elem;
   } else {
     // A copy of the element (or a reference bound to a converted copy,
     // which is a local holding it): `T v = a[k];` at the top of the body.

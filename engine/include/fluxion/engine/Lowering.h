@@ -325,6 +325,12 @@ private:
   /// over iterators (LowerAlgorithms.cpp); nullopt if E is none.
   std::optional<IteratorPosition>
   lowerPositionAlgorithm(const clang::CallExpr *E, ir::Block &Pre);
+  /// E's arguments, iterators as pointers into the storage, with their
+  /// types; First gets the first argument's position. False after an error.
+  bool lowerAlgorithmArgs(const clang::CallExpr *E, ir::Block &Pre,
+                          llvm::SmallVectorImpl<ir::ExprP> &Args,
+                          llvm::SmallVectorImpl<clang::QualType> &Types,
+                          IteratorPosition *First = nullptr);
   /// The position as a pointer into the storage.
   ir::ExprP iteratorPointer(const IteratorPosition &P);
   /// `auto it = x.begin();`: a position local (false after an error).
@@ -656,6 +662,14 @@ bool readsMemory(const clang::Stmt *S, bool RowsStayPut = false);
 /// (LowerContainer.cpp).
 const clang::Expr *containerStorage(const clang::Expr *E,
                                     const clang::Expr *&Index);
+
+/// E without the copies, conversions and temporaries around an object
+/// passed by value (a closure given to a function) (LowerLambda.cpp).
+const clang::Expr *withoutCopies(const clang::Expr *E);
+
+/// True if S may change V: assign or increment it, take its address, bind
+/// it to a non-const reference (LowerAlias.cpp).
+bool mayBeWritten(const clang::Stmt *S, const clang::VarDecl *V);
 
 /// A local variable S calls push_back or emplace_back on (Only, when
 /// given), or null (LowerContainer.cpp).
