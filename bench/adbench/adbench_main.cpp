@@ -285,6 +285,22 @@ void register_lstm(const std::string &name, const LstmInput &in, bool fd) {
     }
     st.counters["tape_MB"] = fluxion_tape_mb(call);
   });
+  add(name + "/fluxion_vector", [&in, nm, ne](benchmark::State &st) {
+    std::vector<double> dm(nm), de(ne);
+    auto call = [&] {
+      std::fill(dm.begin(), dm.end(), 0.0);
+      std::fill(de.begin(), de.end(), 0.0);
+      double v = lstm_objective_vector_grad(in.l, in.c, in.b, in.main_params,
+                                            in.extra_params, in.state,
+                                            in.sequence, &dm, &de);
+      benchmark::DoNotOptimize(v);
+    };
+    for (auto _ : st) {
+      call();
+      benchmark::ClobberMemory();
+    }
+    st.counters["tape_MB"] = fluxion_tape_mb(call);
+  });
   add(name + "/manual", [&in, nm, ne](benchmark::State &st) {
     std::vector<double> dm(nm), de(ne);
     for (auto _ : st) {

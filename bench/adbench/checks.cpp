@@ -203,6 +203,20 @@ bool check_lstm(const std::string &name, const LstmInput &in, bool fd) {
   bool ok = check_value(name, vf, "fluxion", vp, "primal");
   ok &= check_value(name, vm, "manual", vp, "primal");
   ok &= check(name, gf, "fluxion", gm, "manual", AdTol);
+  // The std::vector formulation: same value, same gradient.
+  std::vector<double> vmain(nm), vextra(np - nm);
+  double vv = lstm_objective_vector_grad(in.l, in.c, in.b, in.main_params,
+                                         in.extra_params, in.state,
+                                         in.sequence, &vmain, &vextra);
+  std::vector<double> gv = vmain;
+  gv.insert(gv.end(), vextra.begin(), vextra.end());
+  ok &= check_value(name, vv, "fluxion-vector", vp, "primal");
+  ok &= check_value(name,
+                    lstm_objective_vector(in.l, in.c, in.b, in.main_params,
+                                          in.extra_params, in.state,
+                                          in.sequence),
+                    "vector", vp, "primal");
+  ok &= check(name, gv, "fluxion-vector", gm, "manual", AdTol);
 #ifdef FLUXION_ADBENCH_ADOLC
   std::vector<double> ga(np), gr(np);
   double va = lstm_adolc_tape_and_gradient(in, LstmTag, ga.data());

@@ -60,4 +60,18 @@ double lstm_objective_grad(int l, int c, int b, const double *main_params,
                            const double *sequence, double *d_main_params,
                            double *d_extra_params);
 
+// The same loss written with std::vector (lstm_vector.cpp).
+double lstm_objective_vector(int l, int c, int b,
+                             const std::vector<double> &main_params,
+                             const std::vector<double> &extra_params,
+                             const std::vector<double> &state,
+                             const std::vector<double> &sequence);
+double lstm_objective_vector_grad(int l, int c, int b,
+                                  const std::vector<double> &main_params,
+                                  const std::vector<double> &extra_params,
+                                  const std::vector<double> &state,
+                                  const std::vector<double> &sequence,
+                                  std::vector<double> *d_main_params,
+                                  std::vector<double> *d_extra_params);
+
 #endif // FLUXION_ADBENCH_LSTM_HPP
