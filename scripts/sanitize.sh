@@ -58,7 +58,9 @@ symbolizer=/usr/lib/llvm-19/bin/llvm-symbolizer
 export ASAN_SYMBOLIZER_PATH=$symbolizer
 export ASAN_OPTIONS="halt_on_error=1:detect_leaks=1:detect_stack_use_after_return=1:check_initialization_order=1:strict_init_order=1:strict_string_checks=1:print_summary=1${ASAN_OPTIONS:+:$ASAN_OPTIONS}"
 export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1:report_error_type=1:print_summary=1${UBSAN_OPTIONS:+:$UBSAN_OPTIONS}"
-export LSAN_OPTIONS="report_objects=1${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
+# Leaks inside Clang's own libraries are suppressed (lsan-suppressions.txt
+# says which, and why); Fluxion's own code gets no exemption.
+export LSAN_OPTIONS="report_objects=1:print_suppressions=0:suppressions=$root/scripts/lsan-suppressions.txt${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
 
 start=$SECONDS
 phase_start=$SECONDS
