@@ -308,6 +308,9 @@ ExprP FunctionLowering::inlineBody(const FunctionDecl *Fn,
     return nullptr;
   }
   Fn = Def;
+  // Copies may point into Lambdas, which lowering the body grows (a lambda
+  // defined there, a closure parameter): keep them apart.
+  const LambdaCopies OwnCopies = Copies;
   // A return can only end the body: the call is the body in place, and the
   // result the last statement's value.
   auto Stmts = Body->body();
@@ -342,7 +345,9 @@ ExprP FunctionLowering::inlineBody(const FunctionDecl *Fn,
       const LambdaCopies *Taken = closureCopies(Closure, Fresh, Pre, Loc);
       if (!Taken)
         return nullptr;
-      Lambdas[P] = {asLambda(Closure), *Taken};
+      // Taken may point into Lambdas, which the insertion can move.
+      LambdaCopies TakenCopies = *Taken;
+      Lambdas[P] = {asLambda(Closure), std::move(TakenCopies)};
       continue;
     }
     if (T->isReferenceType() && !T.getNonReferenceType().isConstQualified()) {
@@ -400,7 +405,7 @@ ExprP FunctionLowering::inlineBody(const FunctionDecl *Fn,
         Pre[J]->IsInit = true;
     Vars[P] = V;
   }
-  for (const auto &[Captured, Copy] : Copies) {
+  for (const auto &[Captured, Copy] : OwnCopies) {
     Vars[Captured] = Copy;
     Aliases.erase(Captured);
   }

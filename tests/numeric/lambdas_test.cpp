@@ -163,9 +163,36 @@ passed_to_templates(const std::vector<double> &v, double k) {
   return s + acc;
 }
 
+// A lambda that copies what it captures, called on the result of calls of
+// itself and of another: the inner calls are lowered while the outer one
+// holds the copies (they once pointed into storage the inner calls freed).
+[[fluxion::grad]] [[fluxion::jvp]] double
+called_on_its_own_result(double x, double y) {
+  double k = 1.5 * y, c = 0.25;
+  auto f = [=](double a) { return k * std::sin(a) + c; };
+  auto g = [k, c](double a) {
+    auto h = [c](double b) { return b * b + c; };
+    return h(a) * k;
+  };
+  return f(f(x) + g(f(y))) + g(g(x));
+}
+
 } // namespace lam
 
 namespace {
+
+TEST(Lambdas, CalledOnItsOwnResult) {
+  for (double x : {0.3, -1.2})
+    for (double y : {0.7, 1.1}) {
+      auto R = fluxion::check_gradient(lam::called_on_its_own_result,
+                                       lam::called_on_its_own_result_grad, x,
+                                       y);
+      EXPECT_TRUE(R.ok()) << R;
+      auto J = fluxion::check_jvp(lam::called_on_its_own_result,
+                                  lam::called_on_its_own_result_jvp, x, y);
+      EXPECT_TRUE(J.ok()) << J;
+    }
+}
 
 TEST(Lambdas, PassedToTemplates) {
   const std::vector<double> v = {0.3, -0.7, 1.1};
