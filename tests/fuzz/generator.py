@@ -100,6 +100,11 @@ FEATURES = {
             'parameters walk (while (n--) s += *x++ * *y++; x += 1); y[k++] = e, '
             'x[k++], while (++j < k), for (size_t i = n; i-- > 0;), a = b = e, '
             'if ((t = e) > c && ++k > 0), ++i, --m in a for increment, old = c++',
+    'sizes': 'with containers: size changes of local std::vectors in f: a '
+             'vector declared inside a loop (sized, filled or braced), and '
+             'vectors of f resized shorter and back (resize(k), resize(L, e)), '
+             'cleared and refilled by push_back, assigned (assign(L, e), = '
+             'another vector, = {...}), popped and pushed again',
     'callsite': 'the driver calls f_vjp and f_jvp through the call-site form '
                 'fluxion::vjp(&f, names...)(...) and fluxion::jvp(&f, names...)(...), '
                 'which share the annotation\'s functions',
@@ -263,9 +268,12 @@ class Var:
 
 class Arr:
     def __init__(self, name, t, length, readable, writable, fixed=False,
-                 vec=False, eigen=False):
+                 vec=False, eigen=False, resizable=False):
         self.name, self.t, self.length = name, t, length
         self.readable, self.writable = readable, writable
+        # A local std::vector of f (not of a helper, whose split pair f_hvp
+        # could not follow): its size may change (feature sizes).
+        self.resizable = resizable
         # An array of known size (a local array, a member array, a
         # std::vector parameter): a range for can walk it. Array parameters
         # are pointers, as are aliases.
@@ -353,6 +361,7 @@ class Generator:
         self.erng = random.Random(seed * 7919 + 53)  # Eigen vectors
         self.wrng = random.Random(seed * 7919 + 59)  # walking pointers, side effects
         self.irng = random.Random(seed * 7919 + 61)  # iterators, <algorithm>
+        self.zrng = random.Random(seed * 7919 + 67)  # size changes of vectors
         self.walk_helpers = []     # helpers whose pointer parameters walk
         self.walk_params = set()   # f's pointer parameters (a walk moves and restores them)
         self.walk_in_loop = False
@@ -1057,6 +1066,89 @@ class Generator:
             return forced + body
         return body + forced
 
+    def sizes(self, sc, indent, ret_t):
+        """Size changes of f's local std::vectors (feature sizes, drawn from
+        self.zrng): each group of statements leaves the vector at its length
+        L again, and no value read while it is shorter is out of range; or a
+        loop whose body declares a vector of length L, which the body then
+        reads and writes."""
+        pad = '  ' * indent
+        vecs = [a for a in sc.arrays if a.resizable and a.readable and a.writable]
+        if not vecs or self.rng.random() < 0.35:
+            if len(sc.loops) + sc.rdepth >= 2:
+                return []
+            i = self.fresh('i')
+            t = self.ftype()
+            T = self.ctype(t)
+            name = self.fresh('t')
+            L = self.L
+            inner = sc.copy()
+            inner.loops.append(i)
+            inner.ints.append(i)
+            form = self.rng.randrange(3)
+            if form == 0:
+                decl = '%sstd::vector<%s> %s(%d);' % (pad + '  ', T, name, L)
+            elif form == 1:
+                e, _ = self.expr(inner, 1)
+                decl = '%sstd::vector<%s> %s(%d, static_cast<%s>(%s));' % (
+                    pad + '  ', T, name, L, T, e)
+            else:
+                els = ['static_cast<%s>(%s)' % (T, self.expr(inner, 1)[0])
+                       for _ in range(L)]
+                decl = '%sstd::vector<%s> %s = {%s};' % (pad + '  ', T, name,
+                                                         ', '.join(els))
+            inner.arrays.append(Arr(name, t, L, True, True, fixed=True,
+                                    vec=True, resizable=True))
+            lines = ['%sfor (%s) {' % (pad, self.loop_header(sc, i)), decl]
+            lines += self.block(inner, self.rng.randint(1, 3), indent + 1, True,
+                                ret_t)
+            lines.append('%s}' % pad)
+            return lines
+        a = self.rng.choice(vecs)
+        T = self.ctype(a.t)
+        L = a.length
+        # Values for a's elements read no element of a (a value given by
+        # reference to a resize or assign must not alias the vector).
+        others = sc.copy()
+        others.arrays = [x for x in others.arrays if x is not a]
+
+        def value(scope):
+            return 'static_cast<%s>(%s)' % (T, self.expr(scope, 1)[0])
+        forms = ['shrink', 'clear', 'assign', 'pop', 'list']
+        peers = [b for b in vecs if b is not a and b.t == a.t and b.length == L]
+        if peers:
+            forms += ['copy'] * 2
+        form = self.rng.choice(forms)
+        if form == 'shrink':
+            k = self.rng.randint(1, L - 1) if L > 1 else 1
+            lines = ['%s%s.resize(%d);' % (pad, a.name, k)]
+            if self.chance(0.6):
+                v = self.fresh('v')
+                lines.append('%s%s %s = %s[%d] * %s;' % (
+                    pad, T, v, a.name, k - 1, value(others)))
+                sc.vars.append(Var(v, a.t))
+                others.vars.append(Var(v, a.t))
+            lines.append('%s%s.resize(%d, %s);' % (pad, a.name, L, value(others)))
+            return lines
+        if form == 'clear':
+            j = self.fresh('j')
+            inner = others.copy()
+            inner.loops.append(j)
+            inner.ints.append(j)
+            return ['%s%s.clear();' % (pad, a.name),
+                    '%sfor (int %s = 0; %s < %d; ++%s)' % (pad, j, j, L, j),
+                    '%s  %s.push_back(%s);' % (pad, a.name, value(inner))]
+        if form == 'assign':
+            return ['%s%s.assign(%d, %s);' % (pad, a.name, L, value(others))]
+        if form == 'pop':
+            return ['%s%s.pop_back();' % (pad, a.name),
+                    '%s%s.push_back(%s);' % (pad, a.name, value(others))]
+        if form == 'list':
+            return ['%s%s = {%s};' % (pad, a.name,
+                                      ', '.join(value(others) for _ in range(L)))]
+        b = self.rng.choice(peers)
+        return ['%s%s = %s;' % (pad, a.name, b.name)]
+
     def walk(self, sc, indent, in_loop, ret_t):
         """Pointers that walk and side effects inside expressions (feature
         walk, drawn from self.wrng). Every pointer stays in the array it
@@ -1537,6 +1629,12 @@ class Generator:
             lines = self.with_rng(self.irng, lambda: self.iterators(sc, indent, ret_t))
             if lines:
                 return lines
+        if self.on('sizes') and self.on('containers') and not self.in_helper \
+                and indent < 4 and self.zrng.random() < 0.12:
+            lines = self.with_rng(self.zrng,
+                                  lambda: self.sizes(sc, indent, ret_t))
+            if lines:
+                return lines
         if self.on('walk') and indent < 4 and self.wrng.random() < 0.1:
             lines = self.with_rng(self.wrng,
                                   lambda: self.walk(sc, indent, in_loop, ret_t))
@@ -1644,8 +1742,11 @@ class Generator:
                 lines[0] = lines[0].replace(decl + ' = {', vdecl + ' = {', 1) \
                     if lines[0].startswith(decl + ' = {') else \
                     lines[0].replace(decl + ';', '%s(%d);' % (vdecl, L), 1)
+            eigen = vec and 'Eigen::' in lines[0]
             sc.arrays.append(Arr(name, t, L, True, True, fixed=True, vec=vec,
-                                 eigen=vec and 'Eigen::' in lines[0]))
+                                 eigen=eigen,
+                                 resizable=vec and not eigen and
+                                 not self.in_helper))
             return lines
         if k == 'constarr':
             self.const_arrays -= 1
