@@ -128,6 +128,11 @@ void AssignmentInfo::visit(const Block &B, unsigned Depth) {
     case StmtKind::Assign:
       note(S->LHS->rootVar(), Depth);
       break;
+    case StmtKind::Resize:
+      // A size change after the first sizing changes elements too.
+      if (S->Undo)
+        note(S->LHS->rootVar(), Depth);
+      break;
     case StmtKind::Loop:
     case StmtKind::Repeat:
       visit(S->body(), Depth + 1);

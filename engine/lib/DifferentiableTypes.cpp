@@ -136,16 +136,20 @@ QualType eigenViewedType(QualType T, const EigenShape &Shape) {
 }
 
 QualType containerElement(QualType T) {
-  QualType Elem;
+  QualType Elem, Inner;
   if (std::optional<EigenShape> E = eigenShape(T))
     Elem = E->Scalar;
   else if (!stdContainer(T, Elem))
     return QualType();
   // A std::vector or std::array of a class of reals (not one holding
-  // pointers) is storage of such objects, as an array of them is.
+  // pointers or containers) is storage of such objects, as an array of
+  // them is; one of std::vectors or std::arrays of reals (rows of a
+  // matrix) holds those containers.
   if (!Elem->isArithmeticType() &&
       !(!eigenShape(T) && isDifferentiableRecord(Elem) &&
-        !pointsToReals(Elem) && containerElement(Elem).isNull()))
+        !pointsToReals(Elem) && containerElement(Elem).isNull()) &&
+      !(!eigenShape(T) && !eigenShape(Elem) && stdContainer(Elem, Inner) &&
+        !containerElement(Elem).isNull()))
     return QualType();
   return Elem;
 }
@@ -209,6 +213,9 @@ namespace {
 struct RecordShape {
   bool HasFloating = false;
   bool PointsToReals = false; ///< a member is a pointer to const reals
+  /// A member is a std::vector or std::array of reals, or of classes of
+  /// them (the first one's name).
+  std::string Container;
   std::string Problem; ///< the first member (or base) that is not data
 
   void visit(QualType T, const std::string &Path, unsigned Depth) {
@@ -225,6 +232,15 @@ struct RecordShape {
          (!Elem->isArithmeticType() && !isClassWithoutReals(Elem)))) {
       if (Path.empty() && !containerElement(T).isNull()) {
         HasFloating = true;
+        return;
+      }
+      // A std::vector or std::array member: storage the object holds, read
+      // and written where it is (contract v2: the adjoint's member is a
+      // container of the same size).
+      if (!eigenShape(T) && !containerElement(T).isNull()) {
+        HasFloating = true;
+        if (Container.empty())
+          Container = Path;
         return;
       }
       PrintingPolicy Policy = userPolicy();
@@ -349,7 +365,17 @@ bool pointsToReals(QualType T) {
   T = T.getNonReferenceType().getCanonicalType();
   while (!elementType(T).isNull())
     T = elementType(T).getCanonicalType();
-  return T->isRecordType() && shapeOf(T).PointsToReals;
+  if (!T->isRecordType())
+    return false;
+  RecordShape Shape = shapeOf(T);
+  return Shape.PointsToReals || !Shape.Container.empty();
+}
+
+std::string containerMember(QualType T) {
+  T = T.getNonReferenceType().getCanonicalType();
+  while (!elementType(T).isNull())
+    T = elementType(T).getCanonicalType();
+  return T->isRecordType() ? shapeOf(T).Container : "";
 }
 
 std::string recordProblem(QualType T) {

@@ -247,10 +247,16 @@ Differentiator::splitPair(FunctionDecl *Callee, const std::vector<bool> &Active,
   return *It->second;
 }
 
-/// True if FD's body calls push_back or emplace_back on one of its locals.
-static bool growsLocalVector(const FunctionDecl *FD) {
+/// The local or parameter std::vector of FD whose size changes after it
+/// is declared (a parameter first).
+static const VarDecl *resizedLocalVector(const FunctionDecl *FD) {
   const FunctionDecl *Def = nullptr;
-  return FD->hasBody(Def) && pushedBackLocal(Def->getBody());
+  if (!FD->hasBody(Def))
+    return nullptr;
+  for (const ParmVarDecl *P : Def->parameters())
+    if (resizedLocal(Def->getBody(), P))
+      return P;
+  return resizedLocal(Def->getBody());
 }
 
 std::optional<CallDerivative>
@@ -288,13 +294,27 @@ Differentiator::reverseOf(const ir::Expr &Call, llvm::ArrayRef<bool> ArgActive,
     return std::nullopt;
   if (!canGenerate(Callee, Call.Loc, "_vjp"))
     return std::nullopt;
+  // A callee's split pair cannot give a std::vector parameter's adjoint
+  // the sizes the caller's container went through (the caller's adjoint
+  // does not follow the callee's resizes in the forward sweep).
+  if (const VarDecl *Resized = resizedLocalVector(Callee);
+      Resized && isa<ParmVarDecl>(Resized)) {
+    Diags.report(Call.Loc, Diag::NotSupported)
+        << ("calling '" + Callee->getNameAsString() +
+            "', which changes the size of its std::vector parameter '" +
+            Resized->getNameAsString() + "', from differentiated code")
+        << "size the vector before the call and assign its elements in '" +
+               Callee->getNameAsString() + "'";
+    return std::nullopt;
+  }
   // f_hvp differentiates a callee's split pair again, which does not
-  // follow a local std::vector that grows (push_back) yet.
-  if (SecondOrderMode && growsLocalVector(Callee)) {
+  // follow a local std::vector whose size changes (push_back) yet.
+  if (const VarDecl *Resized = SecondOrderMode ? resizedLocalVector(Callee)
+                                               : nullptr) {
     Diags.report(Call.Loc, Diag::NotSupported)
         << ("a second derivative (f_hvp, f_hessian) through '" +
-            Callee->getNameAsString() +
-            "', which grows a local std::vector with push_back")
+            Callee->getNameAsString() + "', which changes the size of its "
+            "local std::vector '" + Resized->getNameAsString() + "'")
         << "size the vector where it is declared ('std::vector<double> "
            "t(n);') and assign its elements, or differentiate once";
     return std::nullopt;

@@ -418,6 +418,12 @@ Expr *Emitter::expr(const ir::Expr &E) {
       return nullptr;
     if (isa<BinaryOperator, ConditionalOperator>(Base->IgnoreImpCasts()))
       Base = new (Ctx) ParenExpr(Loc, Loc, Base);
+    // An element of a container held by another or by an object: X[i][j],
+    // (*d_X)[i][j], L.w[k].
+    if (Base->getType()->isRecordType()) {
+      ExprResult R = S.CreateOverloadedArraySubscriptExpr(Loc, Loc, Base, Idx);
+      return R.isInvalid() ? bad("container element") : R.get();
+    }
     ExprResult R = S.CreateBuiltinArraySubscriptExpr(Base, Loc, Idx, Loc);
     return R.isInvalid() ? bad("subscript") : R.get();
   }
@@ -531,8 +537,11 @@ Expr *Emitter::expr(const ir::Expr &E) {
   case ExprKind::FuncRef:
     return functionRef(E.Callee, Loc);
   case ExprKind::Size: {
+    // A container variable, or one held by another or by an object.
     Expr *C = E.Ops[0]->K == ExprKind::VarRef ? container(E.Ops[0]->V)
-                                               : nullptr;
+                                               : expr(*E.Ops[0]);
+    if (C && !C->getType()->isRecordType())
+      C = nullptr;
     if (!C)
       return bad("size of a container");
     StringRef Method = E.Ext == ir::Extent::Rows   ? "rows"
@@ -676,10 +685,10 @@ Stmt *Emitter::stmt(const ir::Stmt &St) {
       return Cols ? containerCall(C, "setZero", {R, Cols}) : nullptr;
     }
     Expr *Zero = constant(*ir::floatConst(St.LHS->Ty->getPointeeType(), 0));
-    // t.push_back(0.): a growing std::vector gains one element (the
-    // program's own push_back has that member instantiated already).
+    // t.resize(n): the elements there are kept, cut or extended by zeros
+    // (push_back's growth, and size changes the reverse sweep undoes).
     if (St.Keep)
-      return Zero ? containerCall(C, "push_back", {Zero}) : nullptr;
+      return containerCall(C, "resize", {N});
     return Zero ? containerCall(C, "assign", {N, Zero}) : nullptr;
   }
   case StmtKind::Assign: {

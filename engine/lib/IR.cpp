@@ -302,6 +302,13 @@ StmtP resize(ExprP Container, ExprP Count, SourceLocation Loc, ExprP Rows,
   return S;
 }
 
+StmtP resizeAgain(ExprP Container, ExprP Count, SourceLocation Loc) {
+  StmtP S = resize(std::move(Container), std::move(Count), Loc, nullptr,
+                   /*Keep=*/true);
+  S->Undo = true;
+  return S;
+}
+
 StmtP assign(ExprP LHS, ExprP RHS, BinaryOperatorKind Op, SourceLocation Loc) {
   auto S = std::make_unique<Stmt>(StmtKind::Assign, Loc);
   S->LHS = std::move(LHS);
@@ -439,6 +446,7 @@ StmtP clone(const Stmt &S) {
   C->TestFirst = S.TestFirst;
   C->IsInit = S.IsInit;
   C->Keep = S.Keep;
+  C->Undo = S.Undo;
   for (const SwitchSection &Sec : S.Sections) {
     SwitchSection Copy;
     Copy.Values = Sec.Values;
@@ -608,9 +616,9 @@ void print(const Block &B, llvm::raw_ostream &OS, unsigned Indent) {
       break;
     case StmtKind::Resize:
       print(*S.LHS, OS);
-      OS << ".assign(";
+      OS << (S.Keep ? ".resize(" : ".assign(");
       print(*S.RHS, OS);
-      OS << ", 0);\n";
+      OS << (S.Keep ? ");\n" : ", 0);\n");
       break;
     case StmtKind::Push:
       OS << S.V->Name << ".push(";

@@ -75,6 +75,8 @@ static const clang::Expr *containerObject(const CallExpr *E,
   return containerElement(T).isNull() ? nullptr : Object;
 }
 
+static bool isContainerSwap(const CallExpr *E);
+
 /// The initialisers of a braced list, nested lists (std::array's member)
 /// flattened; null for an element left to value-initialisation.
 static void flattenInits(const clang::Expr *E,
@@ -90,7 +92,8 @@ static void flattenInits(const clang::Expr *E,
   Out.push_back(isa<ImplicitValueInitExpr>(E) ? nullptr : E);
 }
 
-bool FunctionLowering::lowerContainerLocal(const VarDecl *VD, ir::Block &Out) {
+bool FunctionLowering::lowerContainerLocal(const VarDecl *VD, ir::Block &Out,
+                                           const clang::Expr *InitAs) {
   QualType T = VD->getType().getNonReferenceType();
   QualType Elem = containerElement(T).getUnqualifiedType();
   std::string TypeName = T.getUnqualifiedType().getAsString();
@@ -112,12 +115,13 @@ bool FunctionLowering::lowerContainerLocal(const VarDecl *VD, ir::Block &Out) {
            "x[1], x[2]);'), or take the view as a parameter";
     return false;
   }
-  // In a loop only a fixed-size container of numbers: one of dynamic size
-  // is sized again at each iteration, and would need its old contents and
-  // size recorded for the reverse sweep. A fixed-size one is an array
-  // whose elements are assigned again, as a local array's are.
+  // In a loop: a fixed-size container of numbers is an array whose
+  // elements are assigned again, as a local array's are; a std::vector is
+  // sized again at each iteration, a size change the reverse sweep undoes
+  // (ReverseResize.cpp). A dynamic Eigen object is not followed there.
   bool FixedNumbers = containerFixedSize(T) && Elem->isRealFloatingType();
-  if (LoopDepth && !FixedNumbers) {
+  bool Vector = !containerFixedSize(T) && !eigenShape(T);
+  if (LoopDepth && !FixedNumbers && !Vector) {
     Diags.report(Loc, Diag::NotSupported)
         << ("a local '" + TypeName + "' ('" + VD->getNameAsString() +
             "') declared inside a loop")
@@ -142,13 +146,23 @@ bool FunctionLowering::lowerContainerLocal(const VarDecl *VD, ir::Block &Out) {
   // Rows: of a dynamic-size Eigen matrix, whose coefficients are N.
   auto Sized = [&](ExprP N, ExprP Rows = nullptr) {
     // A std::array has its size from the start.
-    if (!Fixed)
-      Out.push_back(ir::resize(Storage, N, Loc, Rows));
+    if (Fixed)
+      return;
+    DeclaredSizes[V] = N;
+    // In a loop, a std::vector already holds the last iteration's
+    // elements: sized again (undone by the reverse sweep) and zeroed
+    // again, then the initialiser assigns them.
+    if (LoopDepth) {
+      Out.push_back(ir::resizeAgain(Storage, N, Loc));
+      Loop(N, [&](ExprP) { return ir::floatConst(Elem, 0); });
+      return;
+    }
+    Out.push_back(ir::resize(Storage, N, Loc, Rows));
   };
   // Declared in a loop, it starts again at each iteration: what the
   // initialiser leaves to the declaration's zeros (`{}`, `Zero()`, the
   // elements after a shorter list) is zeroed again.
-  if (LoopDepth)
+  if (LoopDepth && Fixed)
     Loop(ir::intConst(SizeTy, int64_t(*Fixed)),
          [&](ExprP) { return ir::floatConst(Elem, 0); });
   auto Bad = [&](StringRef Form) {
@@ -182,7 +196,7 @@ bool FunctionLowering::lowerContainerLocal(const VarDecl *VD, ir::Block &Out) {
                           : nullptr);
     return assignEigenTerm(Storage, BO_Assign, R, Out, Loc);
   };
-  const clang::Expr *Init = VD->getInit();
+  const clang::Expr *Init = InitAs ? InitAs : VD->getInit();
   if (Init)
     Init = Init->IgnoreImplicit();
   if (const auto *CE = dyn_cast_or_null<CXXConstructExpr>(Init)) {
@@ -191,9 +205,11 @@ bool FunctionLowering::lowerContainerLocal(const VarDecl *VD, ir::Block &Out) {
     while (N && isa<CXXDefaultArgExpr>(CE->getArg(N - 1)))
       --N;
     if (N == 0) {
-      // Empty (std::vector: sized later, by its first resize or assign)
-      // or zeros (std::array).
-      if (!Fixed && !Eigen)
+      // Empty (std::vector: sized later, by its first resize or assign,
+      // or emptied again in a loop) or zeros (std::array).
+      if (!Fixed && !Eigen && LoopDepth)
+        Sized(ir::intConst(SizeTy, 0));
+      else if (!Fixed && !Eigen)
         UnsizedLocals[VD] = Scopes.size();
       return true;
     }
@@ -276,17 +292,24 @@ bool FunctionLowering::lowerContainerLocal(const VarDecl *VD, ir::Block &Out) {
     if (const auto *IL = dyn_cast<CXXStdInitializerListExpr>(A0))
       Init = IL->getSubExpr()->IgnoreImplicit();
     else if (!containerElement(A0->getType()).isNull()) {
-      // A copy of another container variable.
-      ExprP Src = isa<DeclRefExpr>(A0->IgnoreParens())
-                      ? lowerExpr(A0->IgnoreParens(), Out)
+      // A copy of another container variable, or of one held by another
+      // or by an object (`std::vector<double> row = X[i];`).
+      const clang::Expr *S = A0->IgnoreParens();
+      ExprP Src = isa<DeclRefExpr, ArraySubscriptExpr, MemberExpr>(S) ||
+                          isContainerElementCall(S)
+                      ? lowerExpr(S, Out)
                       : nullptr;
-      if (!Src || Src->K != ir::ExprKind::VarRef ||
-          !isContainerStorageVar(Src->V))
-        return Src ? Bad("from this expression") : false;
-      ExprP Count = Fixed ? ir::intConst(SizeTy, int64_t(*Fixed))
-                          : ir::sizeOf(Src, SizeTy);
+      bool Place = Src && isContainerPlace(*Src);
+      if (!Src || (!Place && (Src->K != ir::ExprKind::VarRef ||
+                              !isContainerStorageVar(Src->V))))
+        return Src || !usesPoisoned(S) ? Bad("from this expression") : false;
+      ExprP Count =
+          Fixed   ? ir::intConst(SizeTy, int64_t(*Fixed))
+          : Place ? materialize(ir::sizeOf(Src, SizeTy), Out, "_n", Loc)
+                  : materialize(containerSize(Src->V, Loc), Out, "_n", Loc);
       Sized(Count);
-      QualType SrcElem = Src->Ty->getPointeeType();
+      QualType SrcElem =
+          Place ? containerElement(Src->Ty) : Src->Ty->getPointeeType();
       Loop(Count, [&](ExprP K) {
         return ir::cast(Elem, ir::index(Src, K, SrcElem));
       });
@@ -340,13 +363,19 @@ bool FunctionLowering::lowerContainerLocal(const VarDecl *VD, ir::Block &Out) {
 void FunctionLowering::appendIndexLoop(
     int64_t Begin, ExprP N, SourceLocation Loc, ir::Block &Out,
     llvm::function_ref<void(ExprP, ir::Block &)> Body) {
+  QualType SizeTy = N->Ty->isIntegerType() ? N->Ty : Ctx.getSizeType();
+  appendIndexLoop(ir::intConst(SizeTy, Begin), N, Loc, Out, Body);
+}
+
+void FunctionLowering::appendIndexLoop(
+    ExprP Begin, ExprP N, SourceLocation Loc, ir::Block &Out,
+    llvm::function_ref<void(ExprP, ir::Block &)> Body) {
   // k = Begin; while (k < N) { Body(k); k = k + 1; }: a counted loop the
   // analyses recognise like a source `for`.
   QualType SizeTy = N->Ty->isIntegerType() ? N->Ty : Ctx.getSizeType();
   Var *K = F->makeVar(Var::Kind::Local, "_k", SizeTy);
   F->Locals.push_back(K);
-  auto Init =
-      ir::assign(ir::ref(K), ir::intConst(SizeTy, Begin), BO_Assign, Loc);
+  auto Init = ir::assign(ir::ref(K), ir::cast(SizeTy, Begin), BO_Assign, Loc);
   Init->IsInit = true;
   Out.push_back(std::move(Init));
   auto L = std::make_unique<ir::Stmt>(ir::StmtKind::Loop, Loc);
@@ -371,6 +400,34 @@ ExprP FunctionLowering::lowerContainerArg(const clang::Expr *A, QualType ParamTy
     Src = CE->getArg(0)->IgnoreImplicit();
   ExprP L = isa<DeclRefExpr>(Src->IgnoreParens()) ? lowerExpr(Src, Pre)
                                                    : nullptr;
+  bool ReadOnly = !ParamTy->isReferenceType() ||
+                  ParamTy.getNonReferenceType().isConstQualified();
+  // A container held by another or by an object (`dot(X[i], w)`,
+  // `sum(L.w)`), passed to a parameter that only reads it: its address,
+  // which the call binds the parameter to (a const pointer: the callee
+  // writes nothing there).
+  const clang::Expr *Bare = Src->IgnoreParens();
+  if (!L && (isa<ArraySubscriptExpr, MemberExpr>(Bare) ||
+             isContainerElementCall(Bare)) &&
+      !eigenShape(Bare->getType())) {
+    L = lowerExpr(Bare, Pre);
+    if (!L)
+      return nullptr;
+  }
+  if (L && isContainerPlace(*L) &&
+      Ctx.hasSameUnqualifiedType(L->Ty, ParamTy.getNonReferenceType())) {
+    if (!ReadOnly) {
+      Diags.report(A->getExprLoc(), Diag::NotSupported)
+          << ("passing a '" +
+              L->Ty.getUnqualifiedType().getAsString(Ctx.getPrintingPolicy()) +
+              "' held by another container or by an object to a parameter "
+              "that may write it")
+          << "take the parameter as a const reference, or write the "
+             "elements where the container is held";
+      return nullptr;
+    }
+    return ir::addrOf(L, Ctx.getPointerType(L->Ty.withConst()));
+  }
   if (L && L->K == ir::ExprKind::VarRef && isContainerStorageVar(L->V) &&
       Ctx.hasSameUnqualifiedType(L->V->Origin->getType().getNonReferenceType(),
                                  ParamTy.getNonReferenceType())) {
@@ -378,8 +435,6 @@ ExprP FunctionLowering::lowerContainerArg(const clang::Expr *A, QualType ParamTy
     // it: say so, as for a `const T*` parameter (the reverse sweep then
     // does not save what the callee cannot overwrite).
     QualType Elem = L->Ty->getPointeeType();
-    bool ReadOnly = !ParamTy->isReferenceType() ||
-                    ParamTy.getNonReferenceType().isConstQualified();
     if (ReadOnly && !Elem.isConstQualified())
       L = ir::cast(Ctx.getPointerType(Elem.withConst()), L);
     return L;
@@ -389,8 +444,7 @@ ExprP FunctionLowering::lowerContainerArg(const clang::Expr *A, QualType ParamTy
   // An Eigen expression (a callee's result, `p - q`, `P.col(i)`) passed to
   // a parameter that only reads it: evaluated into a new local, as C++
   // binds it to a temporary.
-  bool ReadOnlyParam = !ParamTy->isReferenceType() ||
-                       ParamTy.getNonReferenceType().isConstQualified();
+  bool ReadOnlyParam = ReadOnly;
   QualType PT = ParamTy.getNonReferenceType().getUnqualifiedType();
   if (!L && ReadOnlyParam && eigenShape(PT) && !eigenShape(PT)->View &&
       eigenNamespaceType(bare(Src)->getType())) {
@@ -453,6 +507,17 @@ bool isContainerElementCall(const clang::Stmt *S) {
 bool FunctionLowering::lowerContainerCall(const CallExpr *E, ir::Block &Pre,
                                           ExprP &Out) {
   Out = nullptr;
+  // std::swap of two containers: their elements and sizes exchanged.
+  if (isContainerSwap(E)) {
+    if (!lowerContainerSwap(E->getArg(0), E->getArg(1), E->getExprLoc(), Pre,
+                            Out) &&
+        !usesPoisoned(E))
+      Diags.report(E->getExprLoc(), Diag::NotSupported)
+          << "swapping containers other than two local std::vectors (or "
+             "std::vector parameters of the annotated function) of one type"
+          << "swap the elements in a loop, or copy ('u = v;')";
+    return true;
+  }
   const CXXMethodDecl *Method = nullptr;
   const clang::Expr *Object = containerObject(E, Method);
   if (!Object)
@@ -502,6 +567,20 @@ bool FunctionLowering::lowerContainerCall(const CallExpr *E, ir::Block &Pre,
     if (!Storage)
       return true;
   }
+  // A container held by another (`X[i]` of a vector of vectors, a row
+  // bound to one) or by an object (`L.w`): a place, like an element.
+  if (!Storage && !eigenShape(Inner->getType()) &&
+      !containerElement(Inner->getType()).isNull() &&
+      !isa<CXXConstructExpr, MaterializeTemporaryExpr>(Inner))
+    Storage = lowerExpr(Inner, Pre);
+  if (Storage && isContainerPlace(*Storage)) {
+    lowerHeldContainerCall(E, Method, Storage,
+                   Object->getType().getNonReferenceType().isConstQualified(),
+                   Pre, Out);
+    return true;
+  }
+  if (!Storage && usesPoisoned(Inner))
+    return true;
   if (!Storage || Storage->K != ir::ExprKind::VarRef ||
       !isContainerStorageVar(Storage->V)) {
     Diags.report(Loc, Diag::NotSupported)
@@ -608,6 +687,12 @@ bool FunctionLowering::lowerContainerCall(const CallExpr *E, ir::Block &Pre,
     Out = ir::intConst(Ctx.IntTy, 0);
     return true;
   }
+  // Other size changes of a local whose count the function follows.
+  if (Count && changesContainerSize(Name) && Name != "push_back" &&
+      Name != "emplace_back") {
+    lowerSizeChange(E, Name, V, Count, Pre, Out);
+    return true;
+  }
   if (Name == "reserve" && NArgs == 1 && Count) {
     Out = ir::intConst(Ctx.IntTy, 0); // capacity only
     return true;
@@ -636,40 +721,171 @@ bool FunctionLowering::lowerContainerCall(const CallExpr *E, ir::Block &Pre,
   return true;
 }
 
-const VarDecl *pushedBackLocal(const Stmt *S, const VarDecl *Only) {
+bool changesContainerSize(StringRef Name) {
+  return Name == "push_back" || Name == "emplace_back" || Name == "pop_back" ||
+         Name == "resize" || Name == "assign" || Name == "clear" ||
+         Name == "operator=" || Name == "swap";
+}
+
+/// std::swap(u, v) on two containers: its arguments.
+static bool isContainerSwap(const CallExpr *E) {
+  const FunctionDecl *FD = E ? E->getDirectCallee() : nullptr;
+  return FD && FD->isInStdNamespace() && FD->getIdentifier() &&
+         FD->getName() == "swap" && E->getNumArgs() == 2 &&
+         !isa<CXXMemberCallExpr>(E) &&
+         !containerElement(E->getArg(0)->getType()).isNull() &&
+         !eigenShape(E->getArg(0)->getType());
+}
+
+static const VarDecl *localOrParam(const clang::Expr *E) {
+  const auto *DRE = dyn_cast<DeclRefExpr>(E->IgnoreParenImpCasts());
+  const auto *VD = DRE ? dyn_cast<VarDecl>(DRE->getDecl()) : nullptr;
+  return VD && (VD->isLocalVarDecl() || isa<ParmVarDecl>(VD)) ? VD : nullptr;
+}
+
+/// The local variable a member call of S is made on, if the call changes
+/// its size (Only: or Only, when the call is a swap that changes its
+/// size too).
+static const VarDecl *resizedBy(const Stmt *S, const VarDecl *Only) {
+  const auto *Call = dyn_cast<CallExpr>(S);
+  if (isContainerSwap(Call)) {
+    for (const clang::Expr *A : Call->arguments())
+      if (const VarDecl *VD = localOrParam(A); VD && (!Only || VD == Only))
+        return VD;
+    return nullptr;
+  }
+  if (const auto *MC = dyn_cast_or_null<CXXMemberCallExpr>(Call);
+      MC && Only && MC->getMethodDecl() && MC->getMethodDecl()->getIdentifier() &&
+      MC->getMethodDecl()->getName() == "swap" && MC->getNumArgs() == 1 &&
+      localOrParam(MC->getArg(0)) == Only &&
+      !containerElement(MC->getArg(0)->getType()).isNull())
+    return Only;
+  const CXXMethodDecl *Method = nullptr;
+  const clang::Expr *Object = Call ? containerObject(Call, Method) : nullptr;
+  if (!Object || (!Method->getIdentifier() && !Method->isOverloadedOperator()))
+    return nullptr;
+  if (!changesContainerSize(Method->getNameAsString()) ||
+      eigenShape(Object->getType().getNonReferenceType()))
+    return nullptr;
+  return localOrParam(Object);
+}
+
+bool isContainerPlace(const ir::Expr &E) {
+  return (E.K == ir::ExprKind::Index || E.K == ir::ExprKind::Member) &&
+         !eigenShape(E.Ty) && !containerElement(E.Ty).isNull();
+}
+
+void FunctionLowering::lowerHeldContainerCall(const CallExpr *E,
+                                      const CXXMethodDecl *Method,
+                                      ExprP Place, bool Const, ir::Block &Pre,
+                                      ExprP &Out) {
+  Out = nullptr;
+  SourceLocation Loc = E->getExprLoc();
+  QualType Elem = containerElement(Place->Ty);
+  if (Const || Place->Ty.isConstQualified())
+    Elem.addConst();
+  QualType SizeTy = Ctx.getSizeType();
+  std::optional<uint64_t> Fixed = containerFixedSize(Place->Ty);
+  ExprP Size = Fixed ? ir::intConst(SizeTy, int64_t(*Fixed))
+                     : ir::sizeOf(Place, SizeTy);
+  auto Element = [&](ExprP Idx) {
+    ExprP R = ir::index(Place, Idx, Elem);
+    std::const_pointer_cast<ir::Expr>(R)->Loc = Loc;
+    return R;
+  };
+  std::string Name = Method->getOverloadedOperator() == OO_Subscript
+                         ? "[]"
+                         : Method->getNameAsString();
+  unsigned NArgs = E->getNumArgs() - (isa<CXXOperatorCallExpr>(E) ? 1 : 0);
+  if ((Name == "[]" || Name == "at") && NArgs == 1) {
+    if (ExprP Idx = lowerExpr(E->getArg(E->getNumArgs() - 1), Pre))
+      Out = Element(Idx);
+    return;
+  }
+  if (Name == "front" && !NArgs) {
+    Out = Element(ir::intConst(SizeTy, 0));
+    return;
+  }
+  if (Name == "back" && !NArgs) {
+    Out = Element(ir::binary(BO_Sub, Size, ir::intConst(SizeTy, 1), SizeTy));
+    return;
+  }
+  if (Name == "data" && !NArgs) {
+    Out = ir::addrOf(Element(ir::intConst(SizeTy, 0)),
+                     Ctx.getPointerType(Elem));
+    return;
+  }
+  if ((Name == "size" || Name == "max_size") && !NArgs) {
+    Out = ir::cast(E->getType(), Size);
+    return;
+  }
+  if (Name == "empty" && !NArgs) {
+    Out = ir::binary(BO_EQ, Size, ir::intConst(SizeTy, 0), Ctx.BoolTy);
+    return;
+  }
+  std::string TypeName = Place->Ty.getUnqualifiedType().getAsString(
+      Ctx.getPrintingPolicy());
+  bool Iterator = Name == "begin" || Name == "end" || Name == "cbegin" ||
+                  Name == "cend" || Name == "rbegin" || Name == "rend";
+  Diags.report(Loc, Diag::NotSupported)
+      << ("calling '" + Name + "' on a '" + TypeName +
+          "' held by another container or by an object")
+      << (Iterator ? "loop over its elements with an index or a range-based "
+                     "for"
+                   : "read and write its elements ('x[i]', size(), front(), "
+                     "back()); its size cannot change in differentiated code");
+}
+
+const VarDecl *resizedLocal(const Stmt *S, const VarDecl *Only,
+                            bool InLoop) {
   if (!S)
     return nullptr;
-  if (const auto *MC = dyn_cast<CXXMemberCallExpr>(S))
-    if (const auto *M = MC->getMethodDecl(); M && M->getIdentifier() &&
-        (M->getName() == "push_back" || M->getName() == "emplace_back"))
-      if (const auto *DRE = dyn_cast<DeclRefExpr>(
-              MC->getImplicitObjectArgument()->IgnoreParenImpCasts()))
-        if (const auto *VD = dyn_cast<VarDecl>(DRE->getDecl());
-            VD && VD->isLocalVarDecl() && (!Only || VD == Only))
+  if (const VarDecl *VD = resizedBy(S, Only); VD && (!Only || VD == Only))
+    return VD;
+  // A std::vector declared in a loop is sized again at each iteration.
+  if (const auto *DS = dyn_cast<DeclStmt>(S); DS && InLoop && !Only)
+    for (const Decl *D : DS->decls())
+      if (const auto *VD = dyn_cast<VarDecl>(D);
+          VD && !VD->isImplicit() && !VD->getType()->isReferenceType())
+        if (QualType T = VD->getType(); !containerElement(T).isNull() &&
+                                        !containerFixedSize(T) &&
+                                        !eigenShape(T))
           return VD;
+  bool Loop = InLoop || isa<ForStmt, WhileStmt, DoStmt, CXXForRangeStmt>(S);
   for (const Stmt *C : S->children())
-    if (const VarDecl *VD = pushedBackLocal(C, Only))
+    if (const VarDecl *VD = resizedLocal(C, Only, Loop))
       return VD;
   return nullptr;
 }
 
-void FunctionLowering::noteGrowingContainer(const VarDecl *VD,
-                                            ir::Block &Out) {
+void FunctionLowering::noteResizedContainer(const VarDecl *VD,
+                                            ir::Block &Out,
+                                            const Stmt *Body) {
   QualType T = VD->getType().getNonReferenceType();
   Var *V = Vars.lookup(VD);
-  if (!V || eigenShape(T) || containerFixedSize(T) || Scopes.empty())
+  if (!V || eigenShape(T) || containerFixedSize(T) ||
+      (Scopes.empty() && !Body))
     return;
-  auto [Scope, Index] = Scopes.back();
-  auto Body = Scope->body();
-  bool Grows = false;
-  for (auto It = Body.begin() + Index; It != Body.end() && !Grows; ++It)
-    Grows = pushedBackLocal(*It, VD);
-  if (!Grows)
+  // Sized again at each iteration, or by a later call in its scope (a
+  // parameter: in the function's body).
+  bool Changes = LoopDepth > 0 || (Body && resizedLocal(Body, VD));
+  if (!Body) {
+    auto [Scope, Index] = Scopes.back();
+    auto Stmts = Scope->body();
+    for (auto It = Stmts.begin() + Index; It != Stmts.end() && !Changes; ++It)
+      Changes = resizedLocal(*It, VD);
+  }
+  if (!Changes)
     return;
+  // Its count from here on: an integer the engine follows like any other
+  // (a size that changes in a loop is no loop invariant).
   QualType SizeTy = Ctx.getSizeType();
   Var *Count = F->makeVar(Var::Kind::Local, VD->getName().str() + "_n", SizeTy);
   F->Locals.push_back(Count);
-  Out.push_back(ir::assign(ir::ref(Count), ir::sizeOf(ir::ref(V), SizeTy),
+  ExprP N = DeclaredSizes.lookup(V);
+  Out.push_back(ir::assign(ir::ref(Count),
+                           N ? ir::cast(SizeTy, N)
+                             : ir::sizeOf(ir::ref(V), SizeTy),
                            BO_Assign, VD->getLocation()));
   Out.back()->IsInit = true;
   GrowCounts[V] = Count;

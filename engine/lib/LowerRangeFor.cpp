@@ -185,8 +185,10 @@ bool FunctionLowering::lowerRangeFor(const CXXForRangeStmt *S, ir::Block &Out) {
     ExprP Storage = lowerExpr(Range, Ignored);
     if (!Storage)
       return false;
-    if (Storage->K != ir::ExprKind::VarRef ||
-        !isContainerStorageVar(Storage->V) || !Ignored.empty()) {
+    bool Place = isContainerPlace(*Storage);
+    if ((!Place && (Storage->K != ir::ExprKind::VarRef ||
+                    !isContainerStorageVar(Storage->V))) ||
+        !Ignored.empty()) {
       Diags.report(Range->getBeginLoc(), Diag::NotSupported)
           << ("a range-based for over '" + Spelled +
               "', a container that is not a variable of the function")
@@ -195,8 +197,10 @@ bool FunctionLowering::lowerRangeFor(const CXXForRangeStmt *S, ir::Block &Out) {
     }
     if (std::optional<uint64_t> N = containerFixedSize(RangeTy))
       Count = ir::intConst(Ctx.IntTy, int64_t(*N));
-    else
+    else if (Place) // its size never changes in differentiated code
       Count = ir::cast(Ctx.IntTy, ir::sizeOf(Storage, Ctx.getSizeType()));
+    else
+      Count = ir::cast(Ctx.IntTy, containerSize(Storage->V, Loc));
   }
   auto *KRef = DeclRefExpr::Create(Ctx, NestedNameSpecifierLoc(),
                                    SourceLocation(), KDecl, false, Loc,
@@ -275,6 +279,22 @@ bool FunctionLowering::lowerRangeFor(const CXXForRangeStmt *S, ir::Block &Out) {
                   : std::string("declare it with the element type, by value "
                                 "or by reference"));
       return false;
+    }
+    // A row of a vector of vectors: a local container, copied from it at
+    // each iteration (LowerContainer.cpp).
+    if (!containerElement(VT).isNull()) {
+      ++LoopDepth;
+      bool Copied = lowerContainerLocal(LoopVar, L->body(), NewInit);
+      if (Copied)
+        noteResizedContainer(LoopVar, L->body());
+      --LoopDepth;
+      if (!Copied)
+        return false;
+      ++LoopDepth;
+      OK &= lowerStmt(S->getBody(), L->body());
+      --LoopDepth;
+      Out.push_back(std::move(L));
+      return OK;
     }
     if (!checkType(VT, Loc, "local variable"))
       return false;

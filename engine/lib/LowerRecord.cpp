@@ -74,6 +74,18 @@ bool FunctionLowering::refuseObjectWithPointer(QualType Ty,
   PrintingPolicy Policy(Ctx.getLangOpts());
   Policy.SuppressTagKeyword = true;
   std::string Name = Ty.getUnqualifiedType().getAsString(Policy);
+  std::string Container = containerMember(Ty);
+  // Likewise for a container member: its adjoint's would need the size of
+  // one derivative code cannot make.
+  if (!Container.empty()) {
+    Diags.report(Loc, Diag::NotSupported)
+        << ("making or copying an object of class '" + Name +
+            "', which holds a container ('" + Container + "')")
+        << ("read and write the original through a reference ('const " +
+            Name + " &' or '" + Name + " &'), or pass the container as a "
+            "parameter of its own");
+    return true;
+  }
   Diags.report(Loc, Diag::NotSupported)
       << ("making or copying an object of class '" + Name +
           "', which holds a pointer to real numbers")

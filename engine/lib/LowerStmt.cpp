@@ -45,6 +45,7 @@ std::unique_ptr<Function> FunctionLowering::lower(FunctionDecl *FD) {
   Iterators.clear();
   UnsizedLocals.clear();
   GrowCounts.clear();
+  DeclaredSizes.clear();
   LoopDepth = 0;
   Self = nullptr;
   Result = nullptr;
@@ -159,6 +160,10 @@ std::unique_ptr<Function> FunctionLowering::lower(FunctionDecl *FD) {
   const Stmt *Body = OrigDef ? OrigDef->getBody() : FD->getBody();
   if (!lowerWalkingParams(OrigDef ? OrigDef : FD))
     return nullptr;
+  // A std::vector parameter whose size the function changes: its count.
+  for (ParmVarDecl *P : (OrigDef ? OrigDef : FD)->parameters())
+    if (!containerElement(P->getType()).isNull() && Body)
+      noteResizedContainer(P, F->Body, Body);
   if (const auto *Ctor = dyn_cast_or_null<CXXConstructorDecl>(OrigDef))
     if (!lowerMemberInits(Ctor, F->Body))
       return nullptr;
@@ -558,7 +563,7 @@ bool FunctionLowering::lowerDecl(const DeclStmt *S, Block &Out) {
         OK = false;
         continue;
       }
-      noteGrowingContainer(VD, Out);
+      noteResizedContainer(VD, Out);
       continue;
     }
     // An iterator (`auto it = x.begin()`): a position (LowerIterators.cpp).

@@ -37,6 +37,7 @@ std::optional<AdjointParts> ReverseBuilder::build() {
   for (unsigned Round = 0;; ++Round) {
     ReadLater.clear();
     RangeRefs.clear();
+    ResizedParams.clear();
     BodyReadsGrew = false;
     Sweeps S;
     if (!stmts(F.Body, S))
@@ -55,6 +56,7 @@ std::optional<AdjointParts> ReverseBuilder::build() {
     }
     Grew |= BodyReadsGrew;
     if (!Grew || Round == 16) {
+      checkSeedSizes(S.Rev);
       Oracle.noteCalls(S.Fwd);
       Oracle.noteCalls(S.Rev);
       // Saved on entry, given back last.
@@ -348,16 +350,7 @@ bool ReverseBuilder::stmt(const ir::Stmt &S, Sweeps &Out) {
   case StmtKind::Return:
     return true;
   case StmtKind::Resize:
-    // A local container is sized once (never in a loop): its adjoint gets
-    // the same size, zeroed, before any reverse code adds into it. The
-    // values the resize overwrites were never read: nothing to record.
-    // One that grows (Keep: push_back, maybe in a loop) keeps its
-    // elements, and its adjoint grows with it, by zeros.
-    Out.Fwd.push_back(clone(S));
-    if (Var *C = S.LHS->rootVar(); C && Activity.isActive(C))
-      Out.Fwd.push_back(
-          resize(ref(adjointVar(C)), S.RHS, S.Loc, S.Cond, S.Keep));
-    return true;
+    return resizeStmt(S, Out);
   default:
     Diags.report(S.Loc, Diag::InternalError) << "unexpected statement";
     return false;
@@ -866,7 +859,8 @@ static bool invariantBound(const Expr &E,
       OK &= !Sub.Ty->isPointerType();
       return;
     case ExprKind::VarRef:
-      OK &= (Sub.V->K == Var::Kind::Param || Sub.V->K == Var::Kind::Local) &&
+      OK &= (Sub.V->K == Var::Kind::Param || Sub.V->K == Var::Kind::Local ||
+             Sub.V->K == Var::Kind::Temp) &&
             !Sub.V->isArray() && !Sub.V->isPointer() &&
             !Written.count(Sub.V) && !AddressTaken.count(Sub.V);
       return;

@@ -77,6 +77,20 @@ template <class T> inline T zero_container() {
 /// Derivative code of an assignment of an Eigen expression of dynamic size
 /// needs the destination to have the expression's size already (Eigen's
 /// own assignment would resize it): stop with a message otherwise.
+/// The reverse sweep of a function that changes the size of a
+/// std::vector parameter starts from the seeds of that output: its adjoint
+/// must have the size the output has after the call.
+inline void seed_size(long size, long seed_size) {
+  if (size == seed_size)
+    return;
+  std::fprintf(stderr,
+               "fluxion: the adjoint of a std::vector output has %ld "
+               "elements, and the output %ld after the call; size the "
+               "adjoint as the output is after the call\n",
+               seed_size, size);
+  std::abort();
+}
+
 inline void eigen_same_size(long rows, long cols, long expr_rows,
                             long expr_cols) {
   if (rows == expr_rows && cols == expr_cols)

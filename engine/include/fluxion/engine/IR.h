@@ -128,8 +128,9 @@ enum class StmtKind {
   Continue, ///< removed by jump elimination
   Switch,   ///< removed by jump elimination
   Resize    ///< the local container LHS (a VarRef of its storage) gets RHS
-            ///< zeros (a dynamic-size Eigen matrix Cond rows of them)
-            ///< zero elements (LowerContainer.cpp)
+            ///< zeros (a dynamic-size Eigen matrix Cond rows of them), or,
+            ///< with Keep, RHS elements keeping those there are
+            ///< (LowerContainer.cpp)
 };
 
 struct Stmt;
@@ -167,10 +168,15 @@ struct Stmt {
   /// Assign: the initialiser of a declaration (the variable held nothing the
   /// program could read before it).
   bool IsInit = false;
-  /// Resize: keep the elements there are and add one zero (a std::vector
-  /// growing by push_back: `t.push_back(0.)`; RHS, the new size, is one
-  /// more than the old), instead of zeroing them all.
+  /// Resize: keep the elements there are, cut or extended by zeros to RHS
+  /// (`t.resize(n)`), instead of zeroing them all. Alone, a std::vector
+  /// growing by push_back (RHS is one more than the old size).
   bool Keep = false;
+  /// Resize (with Keep): a size change in the middle of the function
+  /// (resize, clear, assign, a copy, a declaration in a loop): the reverse
+  /// sweep gives the container its old size back, and the elements a
+  /// shrink drops.
+  bool Undo = false;
   std::vector<SwitchSection> Sections;
   /// Loop: binomial checkpointing requested.
   std::shared_ptr<const RevolveSpec> Revolve;
@@ -253,6 +259,8 @@ StmtP block(Block Body);
 /// Cond; its columns are Count / Rows).
 StmtP resize(ExprP Container, ExprP Count, clang::SourceLocation Loc = {},
              ExprP Rows = nullptr, bool Keep = false);
+/// A size change the reverse sweep undoes (Resize with Keep and Undo).
+StmtP resizeAgain(ExprP Container, ExprP Count, clang::SourceLocation Loc);
 /// Counter = 0; while (Counter < Count) { Body; Counter = Counter + 1; }
 Block countedLoop(clang::ASTContext &Ctx, Var *Counter, int64_t Count,
                   Block Body);

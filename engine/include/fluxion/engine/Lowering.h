@@ -356,11 +356,15 @@ private:
     ir::Var *Pos = nullptr;
   };
   llvm::DenseMap<const clang::VarDecl *, IteratorLocal> Iterators;
-  /// A local std::vector the rest of its scope push_back()s into: its
-  /// element count is an integer local (its size() from then on), and
-  /// each push_back grows it by one (LowerContainer.cpp).
-  void noteGrowingContainer(const clang::VarDecl *VD, ir::Block &Out);
+  /// A local std::vector whose size changes after it is declared (a
+  /// push_back, resize, clear, assign or copy later in its scope, or a
+  /// declaration in a loop): its element count is an integer local (its
+  /// size() from then on), set by each change (LowerContainer.cpp).
+  void noteResizedContainer(const clang::VarDecl *VD, ir::Block &Out,
+                            const clang::Stmt *Body = nullptr);
   llvm::DenseMap<ir::Var *, ir::Var *> GrowCounts;
+  /// The size a local container's declaration gives it.
+  llvm::DenseMap<ir::Var *, ir::ExprP> DeclaredSizes;
   /// Local std::vectors declared empty and not used yet, with the depth of
   /// the block they are declared in: the first resize or assign there
   /// sizes them (LowerContainer.cpp).
@@ -503,6 +507,28 @@ private:
   void appendIndexLoop(int64_t Begin, ir::ExprP N, clang::SourceLocation Loc,
                        ir::Block &Out,
                        llvm::function_ref<void(ir::ExprP, ir::Block &)> Body);
+  void appendIndexLoop(ir::ExprP Begin, ir::ExprP N, clang::SourceLocation Loc,
+                       ir::Block &Out,
+                       llvm::function_ref<void(ir::ExprP, ir::Block &)> Body);
+  /// A member call or subscript of a container held by another or by an
+  /// object (isContainerPlace): elements, size, front, back, data (Out is
+  /// null after an error).
+  void lowerHeldContainerCall(const clang::CallExpr *E,
+                              const clang::CXXMethodDecl *Method,
+                              ir::ExprP Place, bool Const, ir::Block &Pre,
+                              ir::ExprP &Out);
+  /// A call changing the size of a local std::vector whose count the
+  /// function follows (resize, assign, clear, pop_back, `t = x`,
+  /// `t = {a, b}`, swap; LowerResize.cpp): Out is null after an error.
+  void lowerSizeChange(const clang::CallExpr *E, llvm::StringRef Name,
+                       ir::Var *Storage, ir::Var *Count, ir::Block &Pre,
+                       ir::ExprP &Out);
+  /// `std::swap(u, v)` or `u.swap(v)` of two std::vectors whose counts the
+  /// function follows: their elements and sizes exchanged (LowerResize.cpp);
+  /// false if U and V are no such containers (nothing reported).
+  bool lowerContainerSwap(const clang::Expr *U, const clang::Expr *V,
+                          clang::SourceLocation Loc, ir::Block &Pre,
+                          ir::ExprP &Out);
   /// A container passed to a callee's container parameter: its storage.
   ir::ExprP lowerContainerArg(const clang::Expr *A, clang::QualType ParamTy,
                               ir::Block &Pre);
@@ -607,7 +633,10 @@ private:
   unsigned LoopDepth = 0;
   /// A local std::vector or std::array (LowerContainer.cpp): its storage,
   /// sized and filled from its initialiser.
-  bool lowerContainerLocal(const clang::VarDecl *VD, ir::Block &Out);
+  /// InitAs: the initialiser to lower in place of VD's own (a range-based
+  /// for's element).
+  bool lowerContainerLocal(const clang::VarDecl *VD, ir::Block &Out,
+                           const clang::Expr *InitAs = nullptr);
 
   ir::Var *varFor(const clang::VarDecl *D, clang::SourceLocation UseLoc);
   bool checkType(clang::QualType T, clang::SourceLocation Loc,
@@ -671,10 +700,16 @@ const clang::Expr *withoutCopies(const clang::Expr *E);
 /// it to a non-const reference (LowerAlias.cpp).
 bool mayBeWritten(const clang::Stmt *S, const clang::VarDecl *V);
 
-/// A local variable S calls push_back or emplace_back on (Only, when
-/// given), or null (LowerContainer.cpp).
-const clang::VarDecl *pushedBackLocal(const clang::Stmt *S,
-                                      const clang::VarDecl *Only = nullptr);
+/// True for a std::vector member function that changes its size
+/// (push_back, resize, clear, assign, operator=, ...).
+bool changesContainerSize(llvm::StringRef Name);
+/// A local or parameter std::vector whose size S changes after its
+/// declaration (Only, when given): a member call of S changing its size,
+/// or, unless Only is given, a declaration in a loop of S (InLoop: S is
+/// inside one); null if none (LowerContainer.cpp).
+const clang::VarDecl *resizedLocal(const clang::Stmt *S,
+                                   const clang::VarDecl *Only = nullptr,
+                                   bool InLoop = false);
 
 /// How the user spells the construct S ("goto", "try", "member access").
 llvm::StringRef describeConstruct(const clang::Stmt *S);
@@ -700,9 +735,13 @@ bool isDifferentiableRecord(clang::QualType T);
 /// shape with no data): passed through untouched, its methods callable.
 bool isClassWithoutReals(clang::QualType T);
 /// True for a class of reals (or an array of one) with a member that
-/// points to const reals (`struct Span { const double *p; int n; }`):
-/// its objects are read where they are, never copied.
+/// points to const reals (`struct Span { const double *p; int n; }`) or
+/// a container of them (`struct Layer { std::vector<double> w; }`): its
+/// objects hold memory outside themselves, and are read and written where
+/// they are, never made or copied.
 bool pointsToReals(clang::QualType T);
+/// The first container member of such a class (`w`, `a.w`), or empty.
+std::string containerMember(clang::QualType T);
 std::optional<EigenShape> eigenShape(clang::QualType T);
 /// The object type a Map or Ref of type T views, spelled as the user wrote
 /// it where T spells it (`VectorXd` for `Map<const VectorXd>`).
@@ -712,9 +751,10 @@ clang::QualType eigenViewedType(clang::QualType T, const EigenShape &Shape);
 bool isInEigen(const clang::Decl *D);
 /// The element type of a std::vector or std::array of reals (or the scalar
 /// of an Eigen Matrix or Array, eigenShape) (`double` for
-/// `const std::vector<double> &`); null for any other type. The engine
-/// sees such a container as its storage: a pointer to the elements, with
-/// a size (LowerContainer.cpp).
+/// `const std::vector<double> &`), of classes of reals, or of such
+/// containers (`std::vector<double>` for a `std::vector<std::vector<double>>`);
+/// null for any other type. The engine sees such a container as its
+/// storage: a pointer to the elements, with a size (LowerContainer.cpp).
 clang::QualType containerElement(clang::QualType T);
 /// The element type (const-qualified for a const_iterator) of an iterator
 /// of a std::vector (a class wrapping a pointer to its elements); null for
@@ -729,6 +769,10 @@ bool isIteratorExpr(const clang::Expr *E);
 std::optional<uint64_t> containerFixedSize(clang::QualType T);
 /// V stands for the elements of a container parameter.
 bool isContainerStorageVar(const ir::Var *V);
+/// E is a container held by another (`X[i]` of a std::vector of them) or
+/// by an object (`L.w`): an lvalue of the container's type, whose
+/// elements are Index expressions over it (LowerContainer.cpp).
+bool isContainerPlace(const ir::Expr &E);
 /// x[i], x.at(i), x.front(), x.back() or x.data() on a std::vector or
 /// std::array: a place in the container, like a[i] for an array.
 bool isContainerElementCall(const clang::Stmt *S);

@@ -158,6 +158,13 @@ private:
   /// reads of it.
   bool overwritesNothingNeeded(const ir::Stmt &S) const;
   bool callSite(const ir::Stmt &S, Sweeps &Out);
+  /// A container's size change and its undoing (ReverseResize.cpp).
+  bool resizeStmt(const ir::Stmt &S, Sweeps &Out);
+  /// Container parameters whose size the function changes, and whose
+  /// adjoints hold seeds: the reverse sweep starts by checking that each
+  /// seed has the size its container has then.
+  llvm::SmallVector<ir::Var *, 2> ResizedParams;
+  void checkSeedSizes(ir::Block &Rev);
   /// Saves, after the call, the ranges of local arrays that the callee's
   /// reverse reads through const pointers, and gives them back before it.
   void saveReadRanges(const ir::Expr &Call, const CallDerivative &D,

@@ -1,0 +1,208 @@
+//===- LowerResize.cpp - Size changes of local std::vectors ---------------===//
+//
+// A local std::vector whose size changes after its declaration has its
+// count as an integer local (noteResizedContainer, LowerContainer.cpp).
+// Each call that changes its size is lowered onto three things the engine
+// already follows: a Resize the reverse sweep undoes (ReverseResize.cpp),
+// ordinary element assignments, and an assignment of the count:
+//
+//   t.resize(n, v)     old = t_n; resize(t, n); t[k] = v for k in [old, n)
+//   t.assign(n, v)     resize(t, n); t[k] = v for k in [0, n)
+//   t.clear()          resize(t, 0)
+//   t.pop_back()       resize(t, t_n - 1)
+//   t = x              resize(t, x_n); t[k] = x[k] for k in [0, x_n)
+//   t = {a, b}         resize(t, 2); t[0] = a; t[1] = b
+//   std::swap(t, u)    both resized to the longer, elements exchanged,
+//                      each resized to the other's old size
+//
+// each followed by t_n = the new size. push_back (LowerContainer.cpp)
+// grows by one without saving anything.
+//
+//===----------------------------------------------------------------------===//
+#include "EigenLowering.h"
+#include "fluxion/engine/Lowering.h"
+
+#include "clang/AST/ExprCXX.h"
+
+using namespace clang;
+
+namespace fluxion {
+using ir::ExprP;
+using ir::Var;
+
+void FunctionLowering::lowerSizeChange(const CallExpr *E, StringRef Name,
+                                       Var *V, Var *Count, ir::Block &Pre,
+                                       ExprP &Out) {
+  Out = nullptr;
+  SourceLocation Loc = E->getExprLoc();
+  QualType SizeTy = Ctx.getSizeType();
+  QualType Elem = V->Type->getPointeeType();
+  ExprP Storage = ir::ref(V, Loc);
+  unsigned First = isa<CXXOperatorCallExpr>(E) ? 1 : 0;
+  unsigned NArgs = E->getNumArgs() - First;
+  auto Arg = [&](unsigned I) { return E->getArg(I + First)->IgnoreImplicit(); };
+  // N elements from here on, the elements from Begin on given by Value.
+  auto SizeTo = [&](ExprP N) {
+    Pre.push_back(ir::resizeAgain(Storage, N, Loc));
+  };
+  auto Fill = [&](ExprP Begin, ExprP N, llvm::function_ref<ExprP(ExprP)> Value) {
+    appendIndexLoop(Begin, N, Loc, Pre, [&](ExprP K, ir::Block &Body) {
+      Body.push_back(ir::assign(ir::index(Storage, K, Elem), Value(K),
+                                BO_Assign, Loc));
+    });
+  };
+  auto Counted = [&](ExprP N) {
+    Pre.push_back(ir::assign(ir::ref(Count), N, BO_Assign, Loc));
+    Out = ir::intConst(Ctx.IntTy, 0);
+  };
+  auto Lowered = [&](const clang::Expr *A, QualType To, StringRef Name) {
+    ExprP R = lowerExpr(A, Pre);
+    return R ? materialize(To->isIntegerType() ? ir::cast(To, R)
+                                               : convertResult(R, To, Pre),
+                           Pre, Name, Loc)
+             : nullptr;
+  };
+  // {a, b, c}: that many elements, these values.
+  auto FromList = [&](const clang::Expr *L) {
+    if (const auto *IL = dyn_cast<CXXStdInitializerListExpr>(L))
+      L = IL->getSubExpr()->IgnoreImplicit();
+    const auto *Init = dyn_cast<InitListExpr>(L);
+    if (!Init)
+      return false;
+    llvm::SmallVector<ExprP, 8> Values;
+    for (const clang::Expr *I : Init->inits()) {
+      ExprP X = lowerExpr(I, Pre);
+      if (!X)
+        return true;
+      Values.push_back(materialize(convertResult(X, Elem, Pre), Pre, "_v", Loc));
+    }
+    ExprP N = ir::intConst(SizeTy, int64_t(Values.size()));
+    SizeTo(N);
+    for (size_t K = 0; K < Values.size(); ++K)
+      Pre.push_back(ir::assign(
+          ir::index(Storage, ir::intConst(SizeTy, int64_t(K)), Elem),
+          Values[K], BO_Assign, Loc));
+    Counted(N);
+    return true;
+  };
+
+  if (Name == "clear" && NArgs == 0) {
+    SizeTo(ir::intConst(SizeTy, 0));
+    return Counted(ir::intConst(SizeTy, 0));
+  }
+  if (Name == "pop_back" && NArgs == 0) {
+    ExprP N = materialize(ir::binary(BO_Sub, ir::ref(Count),
+                                     ir::intConst(SizeTy, 1), SizeTy),
+                          Pre, "_n", Loc);
+    SizeTo(N);
+    return Counted(N);
+  }
+  if ((Name == "resize" || Name == "assign") && (NArgs == 1 || NArgs == 2) &&
+      Arg(0)->getType()->isIntegerType() &&
+      (Name == "resize" || NArgs == 2)) {
+    ExprP N = Lowered(Arg(0), SizeTy, "_n");
+    ExprP Value = N && NArgs == 2 ? Lowered(Arg(1), Elem, "_fill") : nullptr;
+    if (!N || (NArgs == 2 && !Value))
+      return;
+    // resize keeps the elements there are; assign replaces them all.
+    ExprP From = Name == "resize"
+                     ? materialize(ir::ref(Count), Pre, "_old", Loc)
+                     : ir::intConst(SizeTy, 0);
+    SizeTo(N);
+    if (Value)
+      Fill(From, N, [&](ExprP) { return Value; });
+    return Counted(N);
+  }
+  if ((Name == "assign" || Name == "operator=") && NArgs == 1 &&
+      FromList(Arg(0)))
+    return;
+  if (Name == "swap" && NArgs == 1 &&
+      lowerContainerSwap(isa<CXXMemberCallExpr>(E)
+                             ? cast<CXXMemberCallExpr>(E)->getImplicitObjectArgument()
+                             : E->getArg(0),
+                         Arg(0), Loc, Pre, Out))
+    return;
+  if (Name == "operator=" && NArgs == 1) {
+    // A copy of another container variable of the function.
+    const clang::Expr *Src = Arg(0);
+    ExprP X = isa<DeclRefExpr>(Src->IgnoreParens()) &&
+                      !containerElement(Src->getType()).isNull()
+                  ? lowerExpr(Src->IgnoreParens(), Pre)
+                  : nullptr;
+    if (X && X->K == ir::ExprKind::VarRef && isContainerStorageVar(X->V) &&
+        !eigenShape(X->V->Origin->getType().getNonReferenceType())) {
+      QualType SrcElem = X->Ty->getPointeeType();
+      ExprP N = materialize(containerSize(X->V, Loc), Pre, "_n", Loc);
+      SizeTo(N);
+      Fill(ir::intConst(SizeTy, 0), N,
+           [&](ExprP K) { return ir::cast(Elem, ir::index(X, K, SrcElem)); });
+      return Counted(N);
+    }
+    if (!X && usesPoisoned(Src))
+      return;
+  }
+  std::string TypeName = V->Origin->getType()
+                             .getNonReferenceType()
+                             .getUnqualifiedType()
+                             .getAsString();
+  Diags.report(Loc, Diag::NotSupported)
+      << ("this form of '" + Name.str() + "' on '" + V->Name + "' (a '" +
+          TypeName + "')")
+      << "use resize(n), resize(n, v), assign(n, v), clear(), pop_back(), "
+         "push_back(v), swap(u), or assign another container variable or a "
+         "braced list ('t = x;', 't = {a, b};')";
+}
+
+bool FunctionLowering::lowerContainerSwap(const clang::Expr *U,
+                                          const clang::Expr *V,
+                                          SourceLocation Loc, ir::Block &Pre,
+                                          ExprP &Out) {
+  // Two containers of the function whose counts it follows.
+  auto Storage = [&](const clang::Expr *E) -> Var * {
+    const auto *DRE = dyn_cast<DeclRefExpr>(E->IgnoreParenImpCasts());
+    if (!DRE || containerElement(E->getType()).isNull() ||
+        eigenShape(E->getType()))
+      return nullptr;
+    ExprP R = lowerExpr(DRE, Pre);
+    return R && R->K == ir::ExprKind::VarRef && isContainerStorageVar(R->V) &&
+                   GrowCounts.count(R->V)
+               ? R->V
+               : nullptr;
+  };
+  Var *A = Storage(U), *B = A ? Storage(V) : nullptr;
+  if (!A || !B || !Ctx.hasSameUnqualifiedType(A->Type, B->Type))
+    return false;
+  Out = ir::intConst(Ctx.IntTy, 0);
+  if (A == B)
+    return true;
+  // Both as long as the longer, elements exchanged one by one, then each
+  // cut to the other's old size: what is overwritten is recorded like any
+  // element, and the sizes change as resizes the reverse sweep undoes.
+  QualType SizeTy = Ctx.getSizeType();
+  QualType Elem = A->Type->getPointeeType();
+  Var *CA = GrowCounts.lookup(A), *CB = GrowCounts.lookup(B);
+  ExprP NA = materialize(ir::ref(CA), Pre, "_n", Loc);
+  ExprP NB = materialize(ir::ref(CB), Pre, "_n", Loc);
+  ExprP Longer = materialize(
+      ir::cond(ir::binary(BO_LT, NA, NB, Ctx.BoolTy), NB, NA, SizeTy), Pre,
+      "_n", Loc);
+  Pre.push_back(ir::resizeAgain(ir::ref(A, Loc), Longer, Loc));
+  Pre.push_back(ir::resizeAgain(ir::ref(B, Loc), Longer, Loc));
+  Var *T = F->makeVar(Var::Kind::Temp, "_swapped", Elem.getUnqualifiedType());
+  F->Locals.push_back(T);
+  appendIndexLoop(0, Longer, Loc, Pre, [&](ExprP K, ir::Block &Body) {
+    ExprP EA = ir::index(ir::ref(A, Loc), K, Elem);
+    ExprP EB = ir::index(ir::ref(B, Loc), K, Elem);
+    Body.push_back(ir::assign(ir::ref(T), EA, BO_Assign, Loc));
+    Body.back()->IsInit = true;
+    Body.push_back(ir::assign(EA, EB, BO_Assign, Loc));
+    Body.push_back(ir::assign(EB, ir::ref(T), BO_Assign, Loc));
+  });
+  Pre.push_back(ir::resizeAgain(ir::ref(A, Loc), NB, Loc));
+  Pre.push_back(ir::resizeAgain(ir::ref(B, Loc), NA, Loc));
+  Pre.push_back(ir::assign(ir::ref(CA), NB, BO_Assign, Loc));
+  Pre.push_back(ir::assign(ir::ref(CB), NA, BO_Assign, Loc));
+  return true;
+}
+
+} // namespace fluxion

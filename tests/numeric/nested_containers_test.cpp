@@ -1,0 +1,165 @@
+// Containers held by containers and by objects (contract v2: "nested
+// structs, arrays and containers inside"): std::vector<std::vector<T>>,
+// std::vector<std::array<T, 3>>, and classes with std::vector and
+// std::array members, as parameters by const& and by & (an output written
+// element by element). Rows are indexed, walked by range-based for (by
+// reference and by value), passed to callees that read them, and read
+// through the object's methods. The adjoint is an object of the same type
+// and shape. Every derivative is checked against finite differences
+// (fluxion::check_*), reverse against forward mode, and H v against
+// differences of gradients, in float, double and long double.
+#include <fluxion/check.hpp>
+#include <fluxion/fluxion.hpp>
+
+#include <array>
+#include <cmath>
+#include <type_traits>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+namespace nested {
+
+template <class T> T dot(const std::vector<T> &a, const std::vector<T> &b) {
+  T s = 0;
+  for (std::size_t i = 0; i < a.size(); ++i)
+    s += a[i] * b[i];
+  return s;
+}
+
+// A small network as a C++ programmer writes it: weights as a vector of
+// rows, a layer as a class with a std::vector member and a method.
+template <class T> struct Layer {
+  std::vector<T> w;
+  T b;
+  std::array<T, 2> scale;
+  T out(const std::vector<T> &h) const {
+    return scale[0] * std::tanh(dot(w, h) + b) + scale.back() * w.size();
+  }
+};
+
+template <class T>
+[[fluxion::hessian]] [[fluxion::jvp]] T
+network(const std::vector<std::vector<T>> &W, const Layer<T> &L,
+        const std::vector<T> &x) {
+  std::vector<T> h(W.size());
+  for (std::size_t i = 0; i < W.size(); ++i)
+    h[i] = std::tanh(dot(W[i], x)); // a row passed to a callee
+  T s = L.out(h);
+  for (const auto &row : W) // rows by reference
+    s += row.front() * row.back() * T(row.size());
+  for (std::vector<T> row : W) // and by value: a copy per iteration
+    s += T(0.5) * row[1] * row.at(0);
+  for (T v : L.w)
+    s += T(0.1) * v * v;
+  return s + W[1][2] * W.back()[0] / T(W.size());
+}
+
+// An output held by a container, updated in place from its own values.
+[[fluxion::grad]] [[fluxion::jvp]] void
+outer(const std::vector<double> &a, const std::vector<double> &b,
+      std::vector<std::vector<double>> &P) {
+  for (std::size_t i = 0; i < a.size(); ++i)
+    for (std::size_t j = 0; j < b.size(); ++j)
+      P[i][j] += a[i] * std::sin(b[j]) * P[i][j];
+}
+
+// An object whose container member the function updates (one step of
+// gradient descent on a layer, differentiated with respect to the layer).
+struct Dense {
+  std::vector<double> w;
+  double b;
+  std::array<double, 2> scale;
+};
+
+[[fluxion::grad]] [[fluxion::jvp]] void step(Dense &L,
+                                             const std::vector<double> &x,
+                                             double lr) {
+  double z = dot(L.w, x) + L.b;
+  double g = 1 - std::tanh(z) * std::tanh(z);
+  for (std::size_t i = 0; i < L.w.size(); ++i)
+    L.w[i] -= lr * g * x[i] * L.w[i];
+  L.b -= lr * g;
+  L.scale[1] *= L.b;
+}
+
+// Points as a vector of std::arrays.
+[[fluxion::hessian]] [[fluxion::jvp]] double
+coulomb(const std::vector<std::array<double, 3>> &p) {
+  double e = 0;
+  for (std::size_t i = 0; i < p.size(); ++i)
+    for (std::size_t j = i + 1; j < p.size(); ++j) {
+      double d2 = 0;
+      for (int k = 0; k < 3; ++k)
+        d2 += (p[i][k] - p[j][k]) * (p[i][k] - p[j][k]);
+      e += 1 / std::sqrt(d2);
+    }
+  return e;
+}
+
+} // namespace nested
+
+namespace {
+
+template <class T> void checkNetwork() {
+  std::vector<std::vector<T>> W = {{T(0.1), T(0.2), T(0.3)},
+                                   {T(-0.3), T(0.5), T(0.1)},
+                                   {T(0.4), T(-0.2), T(0.6)}};
+  nested::Layer<T> L{{T(0.7), T(-0.4), T(0.2)}, T(0.1), {T(1.5), T(-0.5)}};
+  std::vector<T> x = {T(1), T(-1), T(0.5)};
+  auto R = fluxion::check_gradient(nested::network<T>, nested::network_grad<T>,
+                                   W, L, x);
+  EXPECT_TRUE(R.ok()) << R;
+  auto J = fluxion::check_jvp(nested::network<T>, nested::network_jvp<T>, W, L,
+                              x);
+  EXPECT_TRUE(J.ok()) << J;
+  if (std::is_same_v<T, float>) // differences of float gradients: too coarse
+    return;
+  auto H = fluxion::check_hvp(nested::network<T>, nested::network_hvp<T>, W, L,
+                              x);
+  EXPECT_TRUE(H.ok()) << H;
+}
+
+TEST(NestedContainers, VectorOfRowsAndAClassWithAVector) {
+  checkNetwork<double>();
+  checkNetwork<float>();
+  checkNetwork<long double>();
+}
+
+TEST(NestedContainers, OutputHeldByAContainer) {
+  const std::vector<double> a = {0.5, -1}, b = {0.3, 0.9, -0.2};
+  const std::vector<std::vector<double>> P0 = {{1, 2, 3}, {4, 5, 6}};
+  auto R = fluxion::check_vjp(nested::outer, nested::outer_vjp, a, b, P0);
+  EXPECT_TRUE(R.ok()) << R;
+  auto J = fluxion::check_jvp(nested::outer, nested::outer_jvp, a, b, P0);
+  EXPECT_TRUE(J.ok()) << J;
+  // The closed form of one seed: d P[1][2]' / d P[1][2] = 1 + a1 sin(b2).
+  std::vector<std::vector<double>> P = P0, dP = {{0, 0, 0}, {0, 0, 1}};
+  std::vector<double> da(2), db(3);
+  nested::outer_vjp(a, b, P, &da, &db, &dP);
+  EXPECT_NEAR(dP[1][2], 1 - std::sin(-0.2), 1e-15);
+  EXPECT_NEAR(da[1], std::sin(-0.2) * 6, 1e-15);
+  EXPECT_EQ(dP[0][0], 0);
+}
+
+TEST(NestedContainers, MemberContainerUpdatedInPlace) {
+  const nested::Dense L = {{0.7, -0.4, 0.2}, 0.1, {1.5, -0.5}};
+  const std::vector<double> x = {1, -1, 0.5};
+  auto R = fluxion::check_vjp(nested::step, nested::step_vjp, L, x, 0.3);
+  EXPECT_TRUE(R.ok()) << R;
+  auto J = fluxion::check_jvp(nested::step, nested::step_jvp, L, x, 0.3);
+  EXPECT_TRUE(J.ok()) << J;
+}
+
+TEST(NestedContainers, VectorOfArrays) {
+  const std::vector<std::array<double, 3>> p = {
+      {0, 0, 0}, {1, 0.2, 0}, {0.3, 1.1, 0.4}, {-0.5, 0.6, 0.9}};
+  auto R = fluxion::check_gradient(nested::coulomb, nested::coulomb_grad, p);
+  EXPECT_TRUE(R.ok()) << R;
+  auto J = fluxion::check_jvp(nested::coulomb, nested::coulomb_jvp, p);
+  EXPECT_TRUE(J.ok()) << J;
+  auto H = fluxion::check_hvp(nested::coulomb, nested::coulomb_hvp, p);
+  EXPECT_TRUE(H.ok()) << H;
+}
+
+} // namespace
