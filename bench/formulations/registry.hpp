@@ -21,7 +21,8 @@ struct Method {
   /// the objective (the sum of the residuals for a Jacobian). When `bytes`
   /// is given, it receives what the method kept for its reverse sweep:
   /// Fluxion's tape peak (fluxion::memory_stats), the hand-written
-  /// adjoint's stored arrays, ADOL-C's tape.
+  /// adjoint's stored arrays, ADOL-C's tape; a method that cannot say
+  /// leaves it alone.
   std::function<double(double *out, std::size_t *bytes)> run;
 };
 
