@@ -13,6 +13,7 @@
 // least 0.2 s each, aggregates only (bench/formulations/run.sh reports the
 // medians).
 #include "registry.hpp"
+#include "memory_policy.hpp"
 
 #include <benchmark/benchmark.h>
 
@@ -80,6 +81,7 @@ void register_instance(const Instance &inst) {
 } // namespace
 
 int main(int argc, char **argv) {
+  keep_freed_memory();
   std::string problems = "burgers,gmm,lstm,ba";
   std::vector<char *> args;
   for (int i = 0; i < argc; ++i) {

@@ -8,7 +8,9 @@ refused-formulation measurements.
 
 The section lies between <!-- formulations:begin --> and
 <!-- formulations:end -->; the rest of RESULTS.md is left alone. Times are
-medians of the repetitions (real time), ratios are ratios of medians.
+medians of the repetitions (CPU time of the process: the machine is shared
+with other work, whose load inflates wall time), ratios are ratios of
+medians.
 """
 import datetime
 import json
@@ -38,7 +40,9 @@ def load(paths):
             if b.get("run_type") != "aggregate" or b.get("aggregate_name") != "median":
                 continue
             name = b["run_name"].removesuffix("/real_time")
-            med[name] = b["real_time"] * SCALE[b.get("time_unit", "ns")]
+            # CPU time: on a machine shared with other builds, wall time
+            # also counts the waits for a processor.
+            med[name] = b["cpu_time"] * SCALE[b.get("time_unit", "ns")]
             if "bytes_per_unit" in b:
                 bytes_[name] = b["bytes_per_unit"]
     return med, bytes_, ctx
@@ -88,14 +92,16 @@ def main():
     first = {}
     for line in open(first_path):
         parts = line.split()
-        if len(parts) != 6:
+        if len(parts) < 8:
             continue
         key = tuple(parts[:4])
-        f, w = (float(p.split("=")[1]) for p in parts[4:6])
-        first.setdefault(key, ([], []))
-        first[key][0].append(f)
-        first[key][1].append(w)
-    fmed = {k: (statistics.median(v[0]), statistics.median(v[1]), len(v[0]))
+        fig = dict(p.split("=") for p in parts[4:])
+        first.setdefault(key, ([], [], [], []))
+        for i, f in enumerate(("first_cpu_s", "warm_cpu_s", "first_s", "warm_s")):
+            first[key][i].append(float(fig[f]))
+    # (first cpu, warm cpu, runs, first wall, warm wall)
+    fmed = {k: (statistics.median(v[0]), statistics.median(v[1]), len(v[0]),
+                statistics.median(v[2]), statistics.median(v[3]))
             for k, v in first.items()}
 
     compile_ = {c["name"]: c for c in json.load(open(compile_path))}
@@ -137,8 +143,9 @@ def main():
     # First calls.
     fl = ["| problem, size | formulation | Fluxion first | Fluxion warm | first / warm | "
           "hand-written first | hand-written warm | first / warm | "
-          "**Fluxion / hand-written, first** | Fluxion / hand-written, warm |",
-          "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
+          "**Fluxion / hand-written, first** | Fluxion / hand-written, warm | "
+          "wall time: Fluxion / hand-written, first |",
+          "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
     runs = 0
     for key in sorted({k[:3] for k in fmed}, key=lambda k: (
             [p for p, _, _ in PROBLEMS].index(k[0]), k[1])):
@@ -151,7 +158,8 @@ def main():
         note(key[0], key[2], "first_over_warm", div(fx[0], fx[1]))
         fl.append(f"| {key[0]} `{key[1]}` | {key[2]} | {t(fx[0])} | {t(fx[1])} | "
                   f"{r(div(fx[0], fx[1]))} | {t(mn[0])} | {t(mn[1])} | {r(div(mn[0], mn[1]))} | "
-                  f"{r(div(fx[0], mn[0]), True)} | {r(div(fx[1], mn[1]))} |")
+                  f"{r(div(fx[0], mn[0]), True)} | {r(div(fx[1], mn[1]))} | "
+                  f"{r(div(fx[3], mn[3]))} |")
 
     # Compile times.
     cl = ["| formulation | without plugin | with plugin | **plugin adds** | "
@@ -221,9 +229,10 @@ formulation on the small instances of `fluxion_formulations_check`
 - date: {now}
 - machine: {cpu}, nproc = {os.cpu_count()}, Linux {platform.release()}: a **shared 2-core box** (other builds ran at the same time; load average when the run started: {os.environ.get('FORMULATIONS_LOAD', 'n/a')})
 - compiler: {cxx[0] if cxx else 'n/a'}; every source at `-O3` (plugin-compiled and hand-written alike), CMAKE_BUILD_TYPE=Release
-- Google Benchmark: 5 repetitions of at least 0.2 s, **median real time**; all methods of one problem in one process
+- glibc's malloc keeps freed memory in the process (`memory_policy.hpp`: no mmap for large blocks, no trimming), so that a hand-written adjoint allocating its trajectory at every call reuses its pages as Fluxion's tape reuses its chunks
+- Google Benchmark: 5 repetitions of at least 0.2 s, **median CPU time** (the process's: wall time on this shared machine also counts waits for a processor); all methods of one problem in one process
 - *bytes per unit*: what each method keeps for its reverse sweep, divided by the time steps, points or (BA) per observation's `f_jacobian` call: Fluxion's tape peak (`fluxion::memory_stats().totalPeak()`), the hand-written adjoint's stored arrays (scratch reused for every point or observation counts once), ADOL-C's tape (operations, locations, constants, kept values)
-- first calls: the first derivative call in a fresh process against the median of the 9 calls after it, medians over {runs} processes per row
+- first calls: the first derivative call in a fresh process against the median of the 9 calls after it, CPU time of the process (page faults included), medians over {runs} processes per row; the last column is the same ratio in wall-clock time
 
 {chr(10).join(lines)}
 #### First call in a process
