@@ -9,9 +9,9 @@
 // (registry.cpp: cross_check); a mismatch stops the program with exit
 // status 2 and no timings. Each derivative benchmark carries the bytes the
 // method kept for its reverse sweep (`bytes`) and the same per time step,
-// point or observation (`bytes_per_unit`). Defaults: 5 repetitions of at
-// least 0.2 s each, aggregates only (bench/formulations/run.sh reports the
-// medians).
+// point or observation (`bytes_per_unit`). Defaults: 7 repetitions of at
+// least 0.2 s each, in random order across benchmarks, aggregates only
+// (bench/formulations/run.sh reports the medians).
 #include "registry.hpp"
 #include "memory_policy.hpp"
 
@@ -90,7 +90,10 @@ int main(int argc, char **argv) {
     else
       args.push_back(argv[i]);
   }
-  static char reps[] = "--benchmark_repetitions=5";
+  static char reps[] = "--benchmark_repetitions=7";
+  // Repetitions of all benchmarks in random order: on a shared machine a
+  // drift in load then hits every method alike.
+  static char interleave[] = "--benchmark_enable_random_interleaving=true";
   static char aggr[] = "--benchmark_report_aggregates_only=true";
   static char mint[] = "--benchmark_min_time=0.2";
   if (!has_flag(args, "--benchmark_repetitions"))
@@ -99,6 +102,8 @@ int main(int argc, char **argv) {
     args.push_back(aggr);
   if (!has_flag(args, "--benchmark_min_time"))
     args.push_back(mint);
+  if (!has_flag(args, "--benchmark_enable_random_interleaving"))
+    args.push_back(interleave);
   int nargs = static_cast<int>(args.size());
   args.push_back(nullptr);
   benchmark::Initialize(&nargs, args.data());

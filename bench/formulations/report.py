@@ -230,7 +230,7 @@ formulation on the small instances of `fluxion_formulations_check`
 - machine: {cpu}, nproc = {os.cpu_count()}, Linux {platform.release()}: a **shared 2-core box** (other builds ran at the same time; load average when the run started: {os.environ.get('FORMULATIONS_LOAD', 'n/a')})
 - compiler: {cxx[0] if cxx else 'n/a'}; every source at `-O3` (plugin-compiled and hand-written alike), CMAKE_BUILD_TYPE=Release
 - glibc's malloc keeps freed memory in the process (`memory_policy.hpp`: no mmap for large blocks, no trimming), so that a hand-written adjoint allocating its trajectory at every call reuses its pages as Fluxion's tape reuses its chunks
-- Google Benchmark: 5 repetitions of at least 0.2 s, **median CPU time** (the process's: wall time on this shared machine also counts waits for a processor); all methods of one problem in one process
+- Google Benchmark: 7 repetitions of at least 0.2 s, all benchmarks' repetitions in random order, **median CPU time** (the process's: wall time on this shared machine also counts waits for a processor); all methods of one problem in one process
 - *bytes per unit*: what each method keeps for its reverse sweep, divided by the time steps, points or (BA) per observation's `f_jacobian` call: Fluxion's tape peak (`fluxion::memory_stats().totalPeak()`), the hand-written adjoint's stored arrays (scratch reused for every point or observation counts once), ADOL-C's tape (operations, locations, constants, kept values)
 - first calls: the first derivative call in a fresh process against the median of the 9 calls after it, CPU time of the process (page faults included), medians over {runs} processes per row; the last column is the same ratio in wall-clock time
 
