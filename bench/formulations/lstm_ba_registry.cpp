@@ -240,11 +240,12 @@ Formulation ba_helpers(std::shared_ptr<BaData> d, int fdObs) {
                        }});
 #ifdef FLUXION_ADBENCH_ADOLC
   F.methods.push_back(
-      {"adolc", [d](double *out, std::size_t *bytes) {
+      {"adolc", [d](double *out, std::size_t *) {
+         // ADOL-C tapes one observation's residual function once per branch
+         // and evaluates it for every observation: it reports no bytes per
+         // observation.
          d->J.resize(d->in.p);
          adbench::ba_adolc_jacobian(d->in, d->e.data(), d->w.data(), d->J);
-         if (bytes) // ADOL-C tapes one observation's residual function
-           *bytes = 0;
          return emit(*d, out);
        }});
 #endif

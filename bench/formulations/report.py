@@ -16,6 +16,7 @@ import datetime
 import json
 import os
 import platform
+import re
 import statistics
 import subprocess
 import sys
@@ -31,11 +32,29 @@ PROBLEMS = [("burgers", "Time stepping: viscous Burgers, n = 1000 cells",
              "observation")]
 
 
+FORMS = {"burgers": ["swap", "scratch", "inplace", "callee", "vector"],
+         "gmm": ["helpers", "inline", "components", "eigen"],
+         "lstm": ["helpers", "inline"], "ba": ["helpers", "inline"]}
+
+
+def natural(text):
+    """Sort key that orders the numbers in a name by value."""
+    return [int(t) if t.isdigit() else t
+            for t in re.split(r"(\d+)", text)]
+
+
+def order(name):
+    problem, size, form = name.split("/")[:3]
+    forms = FORMS.get(problem, [])
+    return ([p for p, _, _ in PROBLEMS].index(problem), natural(size),
+            forms.index(form) if form in forms else len(forms), form)
+
+
 def load(paths):
-    med, bytes_, ctx = {}, {}, {}
+    med, bytes_, ctx = {}, {}, {"dates": []}
     for p in paths:
         doc = json.load(open(p))
-        ctx.update(doc.get("context", {}))
+        ctx["dates"].append(doc.get("context", {}).get("date", ""))
         for b in doc["benchmarks"]:
             if b.get("run_type") != "aggregate" or b.get("aggregate_name") != "median":
                 continue
@@ -43,7 +62,9 @@ def load(paths):
             # CPU time: on a machine shared with other builds, wall time
             # also counts the waits for a processor.
             med[name] = b["cpu_time"] * SCALE[b.get("time_unit", "ns")]
-            if "bytes_per_unit" in b:
+            # A method that reports no bytes (ADOL-C's BA Jacobian) comes
+            # out of Google Benchmark's aggregates as 0.
+            if b.get("bytes_per_unit"):
                 bytes_[name] = b["bytes_per_unit"]
     return med, bytes_, ctx
 
@@ -83,9 +104,10 @@ def main():
     out, first_path, compile_path, refused_path = sys.argv[1:5]
     med, bytes_, ctx = load(sys.argv[5:])
 
-    # Rows: problem -> size -> formulation -> method
+    # Rows: problem -> size -> formulation -> method, in the corpus's order
+    # (the benchmarks ran in random order).
     tree = {}
-    for name in med:
+    for name in sorted(med, key=order):
         problem, size, form, method = name.split("/")
         tree.setdefault(problem, {}).setdefault(size, {}).setdefault(form, {})[method] = name
 
@@ -147,8 +169,7 @@ def main():
           "wall time: Fluxion / hand-written, first |",
           "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
     runs = 0
-    for key in sorted({k[:3] for k in fmed}, key=lambda k: (
-            [p for p, _, _ in PROBLEMS].index(k[0]), k[1])):
+    for key in sorted({k[:3] for k in fmed}, key=lambda k: order("/".join(k))):
         fx = fmed.get(key + ("fluxion",))
         mn = fmed.get(key + ("manual",))
         if not fx or not mn:
@@ -179,7 +200,8 @@ def main():
     tl = ["| problem | formulation | worst Fluxion / hand-written, warm | first call | "
           "bytes per unit, Fluxion / hand-written | compile: added / hand-written back end | missed |",
           "| --- | --- | ---: | ---: | ---: | ---: | --- |"]
-    for (problem, form), w in worst.items():
+    for (problem, form), w in sorted(worst.items(),
+                                     key=lambda i: order(f"{i[0][0]}/-/{i[0][1]}")):
         missed = []
         if w.get("warm", 0) > TARGET:
             missed.append("warm")
@@ -211,6 +233,10 @@ def main():
     cxx = subprocess.run([os.environ.get("CXX", "clang++-19"), "--version"],
                          capture_output=True, text=True).stdout.splitlines()
     now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    dates = sorted(d for d in ctx["dates"] if d)
+    if dates:  # when the benchmark processes started
+        now = (f"benchmarks started {dates[0]} to {dates[-1]}; "
+               f"section written {now}")
     section = f"""{BEGIN}
 ## Formulations: the same problems written differently
 
