@@ -2,6 +2,7 @@
 #include "FluxionConsumer.h"
 #include "CallSites.h"
 #include "PluginState.h"
+#include "RepeatedDiagnostics.h"
 #include "fluxion/engine/SourcePrinter.h"
 
 #include "clang/AST/ASTContext.h"
@@ -60,6 +61,7 @@ FluxionConsumer::~FluxionConsumer() { ForgetSema(); }
 
 void FluxionConsumer::InitializeSema(Sema &S) {
   Sema_ = &S;
+  sayFluxionDiagnosticsOnce(S.getDiagnostics());
   Diff = std::make_unique<Differentiator>(S);
   Diff->OnDeclared = Opts.OnDeclared;
   Diff->OnDefined = [this](FunctionDecl *FD) {
