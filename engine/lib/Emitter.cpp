@@ -141,8 +141,12 @@ Expr *Emitter::varRef(Var *V) {
     return bad("reference to an undeclared variable '" + V->Name + "'");
   QualType T = D->getType().getNonReferenceType();
   Expr *Ref = S.BuildDeclRefExpr(D, T, VK_LValue, Loc);
-  if (isContainerStorage(V, D))
+  if (isContainerStorage(V, D)) {
+    if (VarDecl *Data = DataPtrs.lookup(V))
+      return S.BuildDeclRefExpr(Data, Data->getType().getNonReferenceType(),
+                                VK_LValue, Loc);
     return containerCall(Ref, "data", {});
+  }
   if (!V->ByRef)
     return Ref;
   // The IR reads a reference through its address.
@@ -157,6 +161,56 @@ bool Emitter::isContainerStorage(const Var *V, const ValueDecl *D) {
   if (T->isPointerType())
     T = T->getPointeeType();
   return !containerElement(T).isNull();
+}
+
+bool Emitter::stableStorage(const Var *V) const {
+  auto It = Decls.find(V);
+  if (It == Decls.end() || DataPtrs.count(V) ||
+      !isContainerStorage(V, It->second))
+    return false;
+  QualType T = It->second->getType().getNonReferenceType();
+  if (T->isPointerType())
+    T = T->getPointeeType();
+  // Eigen objects are left to Eigen; a std::array's data() is its address.
+  if (eigenShape(T))
+    return false;
+  if (const auto *R = T->getAsCXXRecordDecl())
+    if (R->getName() == "array")
+      return false;
+  return true;
+}
+
+Stmt *Emitter::hoistData(Var *V) {
+  ASTContext &Ctx = S.getASTContext();
+  auto It = Decls.find(V);
+  Expr *Ref = S.BuildDeclRefExpr(It->second,
+                                 It->second->getType().getNonReferenceType(),
+                                 VK_LValue, Loc);
+  Expr *Data = containerCall(Ref, "data", {});
+  if (!Data)
+    return nullptr;
+  // An adjoint passed by pointer may be null (a callee's pullback given no
+  // adjoint of an argument): d_x ? d_x->data() : nullptr.
+  if (Ref->getType()->isPointerType()) {
+    ExprResult Null = S.ActOnCXXNullPtrLiteral(Loc);
+    ExprResult Cond = S.ActOnConditionalOp(Loc, Loc, Ref, Data, Null.get());
+    if (Cond.isInvalid())
+      return bad("data pointer"), nullptr;
+    Data = Cond.get();
+  }
+  std::string Name = V->Name + "_data";
+  for (unsigned I = 1; Names.count(Name); ++I)
+    Name = V->Name + "_data_" + std::to_string(I);
+  Names.insert(Name);
+  QualType T = Ctx.getConstType(Data->getType().getNonReferenceType());
+  auto *VD = VarDecl::Create(Ctx, Target, Loc, Loc, &Ctx.Idents.get(Name), T,
+                             Ctx.getTrivialTypeSourceInfo(T, Loc), SC_None);
+  S.AddInitializerToDecl(VD, Data, /*DirectInit=*/false);
+  if (VD->isInvalidDecl())
+    return bad("data pointer"), nullptr;
+  DataPtrs[V] = VD;
+  DataScope.push_back(V);
+  return new (Ctx) DeclStmt(DeclGroupRef(VD), Loc, Loc);
 }
 
 Expr *Emitter::container(const Var *V) {
@@ -390,7 +444,17 @@ Expr *Emitter::expr(const ir::Expr &E) {
   case ExprKind::VarRef:
     return varRef(E.V);
   case ExprKind::Index: {
-    // An element of a container: x[i], (*d_x)[i].
+    // An element of a container: x[i], (*d_x)[i]; x_data[i] once its data
+    // pointer is hoisted (hoistData).
+    if (E.Ops[0]->K == ExprKind::VarRef)
+      if (VarDecl *Data = DataPtrs.lookup(E.Ops[0]->V)) {
+        Expr *Idx = expr(*E.Ops[1]);
+        if (!Idx)
+          return nullptr;
+        Expr *Base = S.BuildDeclRefExpr(Data, Data->getType(), VK_LValue, Loc);
+        ExprResult R = S.CreateBuiltinArraySubscriptExpr(Base, Loc, Idx, Loc);
+        return R.isInvalid() ? bad("container element") : R.get();
+      }
     if (E.Ops[0]->K == ExprKind::VarRef)
       if (Expr *C = container(E.Ops[0]->V)) {
         Expr *Idx = expr(*E.Ops[1]);
@@ -617,6 +681,20 @@ Stmt *Emitter::tapeGroup(ArrayRef<const ir::Stmt *> Group, bool Push) {
 bool Emitter::appendStatements(const Block &B,
                                llvm::SmallVectorImpl<Stmt *> &Out) {
   for (size_t I = 0; I < B.size();) {
+    // A container sized once: its storage stays put from here on.
+    const ir::Stmt &First = *B[I];
+    if (First.K == StmtKind::Resize && !First.Keep &&
+        First.LHS->K == ExprKind::VarRef &&
+        Resizes.lookup(First.LHS->V) == 1 && stableStorage(First.LHS->V)) {
+      Stmt *X = stmt(First);
+      Stmt *Hoisted = X ? hoistData(First.LHS->V) : nullptr;
+      if (!Hoisted)
+        return false;
+      Out.push_back(X);
+      Out.push_back(Hoisted);
+      ++I;
+      continue;
+    }
     // A run of consecutive pushes (or of pops into distinct variables)
     // becomes one call per tape, in the run's order for that tape: the
     // tape checks for room once, not once per value. Pushes to different
@@ -652,7 +730,12 @@ bool Emitter::appendStatements(const Block &B,
 
 Stmt *Emitter::compound(const Block &B) {
   llvm::SmallVector<Stmt *, 16> Stmts;
-  if (!appendStatements(B, Stmts))
+  size_t Hoisted = DataScope.size();
+  bool OK = appendStatements(B, Stmts);
+  // The block's data pointers go out of scope with it.
+  while (DataScope.size() > Hoisted)
+    DataPtrs.erase(DataScope.pop_back_val());
+  if (!OK)
     return nullptr;
   return CompoundStmt::Create(S.getASTContext(), Stmts, FPOptionsOverride(),
                               Loc, Loc);
@@ -969,6 +1052,10 @@ bool Emitter::emit(EmitRequest &R) {
   Loc = Target->getLocation();
   Failed = false;
   Decls.clear();
+  DataPtrs.clear();
+  DataScope.clear();
+  Resizes.clear();
+  Names.clear();
   ThisVar = R.This;
   Sema::SynthesizedFunctionScope Scope(S, Target);
   if (R.Params.size() != Target->getNumParams())
@@ -990,6 +1077,20 @@ bool Emitter::emit(EmitRequest &R) {
   forEachStmt(R.Body, [&](const ir::Stmt &St) {
     if (St.V)
       Used.insert(St.V);
+    if (St.K == StmtKind::Resize && St.LHS->K == ExprKind::VarRef)
+      ++Resizes[St.LHS->V];
+  });
+  // Hoisted data pointers get names nothing in the body uses.
+  for (Var *V : R.Params)
+    Names.insert(V->Name);
+  for (const Var *V : Used)
+    Names.insert(V->K == Var::Kind::Global && V->Origin
+                     ? V->Origin->getName()
+                     : llvm::StringRef(V->Name));
+  forEachExpr(R.Body, [&](const ir::Expr &E) {
+    if (E.K == ExprKind::Call && E.Callee)
+      if (const IdentifierInfo *II = E.Callee->getIdentifier())
+        Names.insert(II->getName());
   });
   llvm::SmallVector<Stmt *, 32> Stmts;
   for (Var *V : R.Locals) {
@@ -1000,6 +1101,14 @@ bool Emitter::emit(EmitRequest &R) {
       return false;
     Stmts.push_back(new (S.getASTContext()) DeclStmt(DeclGroupRef(VD), Loc, Loc));
   }
+  // Containers passed in whose size the body never changes.
+  for (Var *V : R.Params)
+    if (!Resizes.count(V) && stableStorage(V)) {
+      Stmt *Hoisted = hoistData(V);
+      if (!Hoisted)
+        return false;
+      Stmts.push_back(Hoisted);
+    }
   if (!appendStatements(R.Body, Stmts))
     return false;
   Target->setBody(CompoundStmt::Create(S.getASTContext(), Stmts,

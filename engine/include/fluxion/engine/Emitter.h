@@ -13,6 +13,7 @@
 #include "fluxion/engine/IR.h"
 
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/StringSet.h"
 
 namespace clang {
 class Sema;
@@ -62,6 +63,14 @@ private:
                              llvm::ArrayRef<clang::Expr *> Args);
   /// *Ptr, with *&x spelled x.
   clang::Expr *derefOf(clang::Expr *Ptr);
+  /// Containers whose storage does not move while the function runs have
+  /// their data pointer read once into a local (`x_data`): through
+  /// `x.data()` at every access, the compiler reloads it after each tape
+  /// push, whose stored `double *` may be the container's own.
+  bool stableStorage(const ir::Var *V) const;
+  /// `T *const x_data = x.data();` (null: not hoisted); uses of V emitted
+  /// after it read the local until the enclosing block ends.
+  clang::Stmt *hoistData(ir::Var *V);
   clang::Stmt *stmt(const ir::Stmt &St);
   clang::Stmt *compound(const ir::Block &B);
   bool appendStatements(const ir::Block &B,
@@ -81,6 +90,14 @@ private:
   clang::FunctionDecl *Target = nullptr;
   clang::SourceLocation Loc;
   llvm::DenseMap<const ir::Var *, clang::ValueDecl *> Decls;
+  /// Hoisted data pointers (hoistData), in scope now, and the order they
+  /// came in (blocks drop theirs when they end).
+  llvm::DenseMap<const ir::Var *, clang::VarDecl *> DataPtrs;
+  llvm::SmallVector<const ir::Var *, 8> DataScope;
+  /// How many times each container is sized (Resize statements).
+  llvm::DenseMap<const ir::Var *, unsigned> Resizes;
+  /// Names the body uses (its variables, globals and callees).
+  llvm::StringSet<> Names;
   bool Failed = false;
   ir::Var *ThisVar = nullptr;
   /// `this` of the member function being emitted.
