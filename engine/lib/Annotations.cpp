@@ -12,6 +12,7 @@
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/DeclCXX.h"
+#include "clang/AST/DeclTemplate.h"
 #include "clang/AST/TypeLoc.h"
 #include "clang/Sema/Lookup.h"
 #include "clang/Sema/Sema.h"
@@ -217,9 +218,37 @@ VarDecl *Differentiator::lookupGlobal(FunctionDecl *FD, StringRef Name) {
   return nullptr;
 }
 
+/// Instantiates the class template specializations T names (through
+/// references, pointers, arrays and standard containers): a parameter
+/// `const Layer<double> &` does not make Layer<double> complete, and what
+/// an incomplete class carries cannot be told.
+static void completeClasses(Sema &S, SourceLocation Loc, QualType T,
+                            unsigned Depth = 0) {
+  if (Depth > 8 || T.isNull() || T->isDependentType())
+    return;
+  T = T.getNonReferenceType();
+  if (T->isPointerType())
+    return completeClasses(S, Loc, T->getPointeeType(), Depth + 1);
+  if (const ArrayType *AT = S.getASTContext().getAsArrayType(T))
+    return completeClasses(S, Loc, AT->getElementType(), Depth + 1);
+  const auto *Spec =
+      dyn_cast_or_null<ClassTemplateSpecializationDecl>(T->getAsCXXRecordDecl());
+  if (!Spec)
+    return;
+  if (!Spec->hasDefinition())
+    S.isCompleteType(Loc, T); // instantiates it; no error if it cannot be
+  // std::vector<Layer<double>>: the element's class too.
+  for (const TemplateArgument &Arg : Spec->getTemplateArgs().asArray())
+    if (Arg.getKind() == TemplateArgument::Type)
+      completeClasses(S, Loc, Arg.getAsType(), Depth + 1);
+}
+
 bool Differentiator::checkAnnotation(FunctionDecl *FD, const Annotation &A,
                                      std::vector<bool> &Active,
                                      std::vector<VarDecl *> &Globals) {
+  for (const ParmVarDecl *P : FD->parameters())
+    completeClasses(S, P->getLocation(), P->getType());
+  completeClasses(S, FD->getLocation(), FD->getReturnType());
   auto Fail = [&](StringRef Why) {
     Diags.report(A.Loc, Diag::NotDifferentiable) << FD << Why;
     return false;

@@ -42,6 +42,13 @@ template <class T> T out(const Layer<T> &L, const std::vector<T> &h) {
          L.scale.back() * L.w.size();
 }
 
+// A specialization named by a plain function before anything instantiates
+// it: its members are known when the annotation is read.
+[[fluxion::grad]] [[fluxion::jvp]] double
+scored(const Layer<double> &L, const std::vector<double> &x) {
+  return std::exp(L.scale[1]) * out(L, x) + L.b * x.back();
+}
+
 template <class T>
 [[fluxion::hessian]] [[fluxion::jvp]] T
 network(const std::vector<std::vector<T>> &W, const Layer<T> &L,
@@ -105,6 +112,15 @@ coulomb(const std::vector<std::array<double, 3>> &p) {
 } // namespace nested
 
 namespace {
+
+TEST(NestedContainers, SpecializationInAPlainFunction) {
+  nested::Layer<double> L{{0.7, -0.4, 0.2}, 0.1, {1.5, -0.5}};
+  std::vector<double> x = {1, -1, 0.5};
+  auto R = fluxion::check_gradient(nested::scored, nested::scored_grad, L, x);
+  EXPECT_TRUE(R.ok()) << R;
+  auto J = fluxion::check_jvp(nested::scored, nested::scored_jvp, L, x);
+  EXPECT_TRUE(J.ok()) << J;
+}
 
 template <class T> void checkNetwork() {
   std::vector<std::vector<T>> W = {{T(0.1), T(0.2), T(0.3)},
