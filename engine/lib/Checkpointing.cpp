@@ -55,6 +55,17 @@ public:
       Found |= Check(FD);
     return !Found;
   }
+  // Operands that are never evaluated call nothing, and instantiating what
+  // they name may be an error (std::declval, in a library's noexcept(...)).
+  bool TraverseCXXNoexceptExpr(CXXNoexceptExpr *) { return true; }
+  bool TraverseUnaryExprOrTypeTraitExpr(UnaryExprOrTypeTraitExpr *) {
+    return true;
+  }
+  bool TraverseDecltypeTypeLoc(DecltypeTypeLoc) { return true; }
+  bool TraverseCXXTypeidExpr(CXXTypeidExpr *E) {
+    return E->isPotentiallyEvaluated() ? RecursiveASTVisitor::TraverseCXXTypeidExpr(E)
+                                       : true;
+  }
   bool Found = false;
 
 private:
