@@ -767,11 +767,15 @@ Stmt *Emitter::stmt(const ir::Stmt &St) {
       Expr *Cols = R ? expr(*ir::div(ir::cast(L, St.RHS), Rows, L)) : nullptr;
       return Cols ? containerCall(C, "setZero", {R, Cols}) : nullptr;
     }
-    Expr *Zero = constant(*ir::floatConst(St.LHS->Ty->getPointeeType(), 0));
     // t.resize(n): the elements there are kept, cut or extended by zeros
     // (push_back's growth, and size changes the reverse sweep undoes).
     if (St.Keep)
       return containerCall(C, "resize", {N});
+    // Objects: every byte zero, as an adjoint object starts.
+    QualType Elem = St.LHS->Ty->getPointeeType();
+    Expr *Zero = Elem->isRecordType()
+                     ? runtimeObject("zero_object", Elem.getUnqualifiedType())
+                     : constant(*ir::floatConst(Elem, 0));
     return Zero ? containerCall(C, "assign", {N, Zero}) : nullptr;
   }
   case StmtKind::Assign: {

@@ -98,8 +98,8 @@ bool FunctionLowering::lowerContainerLocal(const VarDecl *VD, ir::Block &Out,
   QualType Elem = containerElement(T).getUnqualifiedType();
   std::string TypeName = T.getUnqualifiedType().getAsString();
   SourceLocation Loc = VD->getLocation();
-  if (Elem->isRecordType()) {
-    // Its zeros and copies would be objects: only parameters are storage.
+  if (Elem->isRecordType() && !isDifferentiableRecord(Elem)) {
+    // Its zeros and copies would be objects the engine does not follow.
     Diags.report(Loc, Diag::NotSupported)
         << ("a local '" + TypeName + "' ('" + VD->getNameAsString() + "')")
         << ("take it as a parameter, or use a local array of '" +
@@ -120,7 +120,8 @@ bool FunctionLowering::lowerContainerLocal(const VarDecl *VD, ir::Block &Out,
   // sized again at each iteration, a size change the reverse sweep undoes
   // (ReverseResize.cpp). A dynamic Eigen object is not followed there.
   bool FixedNumbers = containerFixedSize(T) && Elem->isRealFloatingType();
-  bool Vector = !containerFixedSize(T) && !eigenShape(T);
+  bool Objects = Elem->isRecordType();
+  bool Vector = !containerFixedSize(T) && !eigenShape(T) && !Objects;
   if (LoopDepth && !FixedNumbers && !Vector) {
     Diags.report(Loc, Diag::NotSupported)
         << ("a local '" + TypeName + "' ('" + VD->getNameAsString() +
@@ -136,12 +137,19 @@ bool FunctionLowering::lowerContainerLocal(const VarDecl *VD, ir::Block &Out,
   std::optional<uint64_t> Fixed = containerFixedSize(T);
   QualType SizeTy = Ctx.getSizeType();
 
-  // Storage[k] = Value(k) for every k < N.
+  // Storage[k] = Value(k) for every k < N (objects member by member).
+  bool LoopOK = true;
   auto Loop = [&](ExprP N, llvm::function_ref<ExprP(ExprP)> Value) {
     appendIndexLoop(0, N, Loc, Out, [&](ExprP K, ir::Block &Body) {
+      if (Objects) {
+        LoopOK &= assignElement(ir::index(Storage, K, Elem), Value(K), Elem,
+                                Loc, Body);
+        return;
+      }
       Body.push_back(ir::assign(ir::index(Storage, K, Elem), Value(K),
                                 BO_Assign, Loc));
     });
+    return LoopOK;
   };
   // Rows: of a dynamic-size Eigen matrix, whose coefficients are N.
   auto Sized = [&](ExprP N, ExprP Rows = nullptr) {
@@ -310,10 +318,13 @@ bool FunctionLowering::lowerContainerLocal(const VarDecl *VD, ir::Block &Out,
       Sized(Count);
       QualType SrcElem =
           Place ? containerElement(Src->Ty) : Src->Ty->getPointeeType();
-      Loop(Count, [&](ExprP K) {
-        return ir::cast(Elem, ir::index(Src, K, SrcElem));
+      if (Objects && SrcElem.getCanonicalType().getUnqualifiedType() !=
+                         Elem.getCanonicalType())
+        return Bad("from a container of another class");
+      return Loop(Count, [&](ExprP K) {
+        ExprP X = ir::index(Src, K, SrcElem);
+        return Objects ? X : ir::cast(Elem, X);
       });
-      return true;
     } else if (A0->getType()->isIntegerType() && !Fixed && N <= 2) {
       // std::vector<double> t(n) or t(n, value).
       ExprP Count = lowerExpr(A0, Out);
@@ -325,8 +336,11 @@ bool FunctionLowering::lowerContainerLocal(const VarDecl *VD, ir::Block &Out,
         ExprP Value = lowerExpr(CE->getArg(1), Out);
         if (!Value)
           return false;
-        Value = materialize(convertResult(Value, Elem, Out), Out, "_fill", Loc);
-        Loop(Count, [&](ExprP) { return Value; });
+        // An object is copied from where it is, member by member.
+        if (!Objects)
+          Value = materialize(convertResult(Value, Elem, Out), Out, "_fill",
+                              Loc);
+        return Loop(Count, [&](ExprP) { return Value; });
       }
       return true;
     } else {
@@ -335,6 +349,17 @@ bool FunctionLowering::lowerContainerLocal(const VarDecl *VD, ir::Block &Out,
   }
   if (const auto *IL = dyn_cast_or_null<InitListExpr>(Init)) {
     llvm::SmallVector<const clang::Expr *, 8> Elems;
+    if (Objects) {
+      // {P{a, b}, p}: one object per initialiser.
+      if (IL->isSyntacticForm() && IL->getSemanticForm())
+        IL = IL->getSemanticForm();
+      Sized(ir::intConst(SizeTy, int64_t(IL->getNumInits())));
+      for (unsigned I = 0; I < IL->getNumInits(); ++I)
+        if (!lowerObjectInto(ir::index(Storage, ir::intConst(SizeTy, I), Elem),
+                             Elem, IL->getInit(I), Out))
+          return false;
+      return true;
+    }
     flattenInits(IL, Elems);
     if (Fixed && Elems.size() > *Fixed)
       return Bad("with more values than it holds");
@@ -509,9 +534,18 @@ bool FunctionLowering::lowerContainerCall(const CallExpr *E, ir::Block &Pre,
   Out = nullptr;
   // std::swap of two containers: their elements and sizes exchanged.
   if (isContainerSwap(E)) {
-    if (!lowerContainerSwap(E->getArg(0), E->getArg(1), E->getExprLoc(), Pre,
-                            Out) &&
-        !usesPoisoned(E))
+    QualType Elem = containerElement(E->getArg(0)->getType());
+    bool Objects = !Elem.isNull() && Elem->isRecordType();
+    if (Objects && !usesPoisoned(E))
+      Diags.report(E->getExprLoc(), Diag::NotSupported)
+          << ("swapping two std::vectors of objects ('" +
+              Elem.getUnqualifiedType().getAsString(Ctx.getPrintingPolicy()) +
+              "')")
+          << "exchange the elements' members in a loop ('double x = "
+             "t[i].x; t[i].x = u[i].x; u[i].x = x;')";
+    else if (!lowerContainerSwap(E->getArg(0), E->getArg(1), E->getExprLoc(),
+                                 Pre, Out) &&
+             !usesPoisoned(E))
       Diags.report(E->getExprLoc(), Diag::NotSupported)
           << "swapping containers other than two local std::vectors (or "
              "std::vector parameters of the annotated function) of one type"
@@ -646,16 +680,25 @@ bool FunctionLowering::lowerContainerCall(const CallExpr *E, ir::Block &Pre,
   // y.push_back(v) on a local vector that grows: it grows by one element
   // (and its adjoint with it, by a zero), which is then v.
   if ((Name == "push_back" || Name == "emplace_back") && NArgs == 1 && Count) {
-    ExprP Value = lowerExpr(Arg0, Pre);
-    if (!Value)
+    bool Object = Elem->isRecordType();
+    ExprP Value = Object ? nullptr : lowerExpr(Arg0, Pre);
+    if (!Object && !Value)
       return true;
     QualType SizeTy = Count->Type;
     Pre.push_back(ir::resize(
         Storage, ir::binary(BO_Add, ir::ref(Count), ir::intConst(SizeTy, 1),
                             SizeTy),
         Loc, nullptr, /*Keep=*/true));
-    Pre.push_back(ir::assign(Element(ir::ref(Count)),
-                             convertResult(Value, Elem, Pre), BO_Assign, Loc));
+    // An object: its members from the initialiser (`v.push_back(P{a, b})`)
+    // or from the object read (`v.push_back(p)`).
+    if (Object) {
+      if (!lowerObjectInto(Element(ir::ref(Count)), Elem, Arg0, Pre))
+        return true;
+    } else {
+      Pre.push_back(ir::assign(Element(ir::ref(Count)),
+                               convertResult(Value, Elem, Pre), BO_Assign,
+                               Loc));
+    }
     Pre.push_back(ir::assign(ir::ref(Count),
                              ir::binary(BO_Add, ir::ref(Count),
                                         ir::intConst(SizeTy, 1), SizeTy),
@@ -677,10 +720,19 @@ bool FunctionLowering::lowerContainerCall(const CallExpr *E, ir::Block &Pre,
     N = materialize(ir::cast(SizeTy, N), Pre, "_n", Loc);
     Pre.push_back(ir::resize(Storage, N, Loc));
     if (Value) {
-      Value = materialize(convertResult(Value, Elem, Pre), Pre, "_fill", Loc);
+      bool Object = Elem->isRecordType();
+      if (!Object)
+        Value = materialize(convertResult(Value, Elem, Pre), Pre, "_fill",
+                            Loc);
+      bool OK = true;
       appendIndexLoop(0, N, Loc, Pre, [&](ExprP K, ir::Block &Body) {
-        Body.push_back(ir::assign(Element(K), Value, BO_Assign, Loc));
+        if (Object)
+          OK &= assignElement(Element(K), Value, Elem, Loc, Body);
+        else
+          Body.push_back(ir::assign(Element(K), Value, BO_Assign, Loc));
       });
+      if (!OK)
+        return true;
     }
     if (Count)
       Pre.push_back(ir::assign(ir::ref(Count), N, BO_Assign, Loc));

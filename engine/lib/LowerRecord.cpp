@@ -119,6 +119,37 @@ void FunctionLowering::zeroMembers(ExprP Dst, QualType Ty, SourceLocation Loc,
   });
 }
 
+bool FunctionLowering::assignElement(ExprP Dst, ExprP Value, QualType Ty,
+                                     SourceLocation Loc, Block &Out) {
+  if (!Ty->isRecordType()) {
+    Out.push_back(assign(Dst, Value ? ir::cast(Ty, Value) : zeroOf(Ty),
+                         BO_Assign, Loc));
+    return true;
+  }
+  if (!Value) {
+    zeroMembers(Dst, Ty, Loc, Out);
+    return true;
+  }
+  if (!Value->isLValue()) {
+    Diags.report(Loc, Diag::NotSupported)
+        << "copying this object into a container"
+        << "copy a variable, a member or an element";
+    return false;
+  }
+  return copyMembers(Dst, Value, Ty, Loc, Out);
+}
+
+bool FunctionLowering::lowerObjectInto(ExprP Dst, QualType Ty,
+                                       const clang::Expr *E, Block &Out) {
+  const clang::Expr *Inner = E->IgnoreImplicit()->IgnoreParens();
+  if (Inner->isGLValue() && Inner->getType()->isRecordType() &&
+      !isa<CallExpr>(Inner)) {
+    ExprP Src = lowerExpr(Inner, Out);
+    return Src && assignElement(Dst, Src, Ty, E->getExprLoc(), Out);
+  }
+  return lowerRecordInit(Dst, Ty, E, Out);
+}
+
 bool FunctionLowering::lowerRecordInit(ExprP Base, QualType Ty,
                                        const clang::Expr *Init, Block &Out) {
   if (refuseObjectWithPointer(Ty, Init->getBeginLoc()))

@@ -41,6 +41,20 @@ void FunctionLowering::lowerSizeChange(const CallExpr *E, StringRef Name,
   unsigned First = isa<CXXOperatorCallExpr>(E) ? 1 : 0;
   unsigned NArgs = E->getNumArgs() - First;
   auto Arg = [&](unsigned I) { return E->getArg(I + First)->IgnoreImplicit(); };
+  // Objects would need their members saved and restored by the size
+  // changes' reverse; the engine follows sized vectors of them.
+  if (Elem->isRecordType()) {
+    std::string Class =
+        Elem.getUnqualifiedType().getAsString(Ctx.getPrintingPolicy());
+    Diags.report(Loc, Diag::NotSupported)
+        << ("calling '" + Name.str() + "' on '" + V->Name +
+            "', a std::vector of objects ('" + Class +
+            "'), to change its size or all of it")
+        << "size it where it is declared ('std::vector<" + Class +
+               "> v(n);') or fill it by push_back, and assign its "
+               "elements' members";
+    return;
+  }
   // N elements from here on, the elements from Begin on given by Value.
   auto SizeTo = [&](ExprP N) {
     Pre.push_back(ir::resizeAgain(Storage, N, Loc));
@@ -161,6 +175,7 @@ bool FunctionLowering::lowerContainerSwap(const clang::Expr *U,
   auto Storage = [&](const clang::Expr *E) -> Var * {
     const auto *DRE = dyn_cast<DeclRefExpr>(E->IgnoreParenImpCasts());
     if (!DRE || containerElement(E->getType()).isNull() ||
+        containerElement(E->getType())->isRecordType() ||
         eigenShape(E->getType()))
       return nullptr;
     ExprP R = lowerExpr(DRE, Pre);

@@ -104,7 +104,9 @@ FEATURES = {
              'vector declared inside a loop (sized, filled or braced), and '
              'vectors of f resized shorter and back (resize(k), resize(L, e)), '
              'cleared and refilled by push_back, assigned (assign(L, e), = '
-             'another vector, = {...}), popped and pushed again',
+             'another vector, = {...}), popped and pushed again; with structs, '
+             'a local std::vector<S> of copies of the struct in scope, whose '
+             'elements\' members are read and written',
     'callsite': 'the driver calls f_vjp and f_jvp through the call-site form '
                 'fluxion::vjp(&f, names...)(...) and fluxion::jvp(&f, names...)(...), '
                 'which share the annotation\'s functions',
@@ -1073,6 +1075,9 @@ class Generator:
         loop whose body declares a vector of length L, which the body then
         reads and writes."""
         pad = '  ' * indent
+        if sc.struct and self.on('structs') and indent == 1 \
+                and self.rng.random() < 0.25:
+            return self.object_vector(sc, pad)
         vecs = [a for a in sc.arrays if a.resizable and a.readable and a.writable]
         if not vecs or self.rng.random() < 0.35:
             if len(sc.loops) + sc.rdepth >= 2:
@@ -1148,6 +1153,27 @@ class Generator:
                                       ', '.join(value(others) for _ in range(L)))]
         b = self.rng.choice(peers)
         return ['%s%s = %s;' % (pad, a.name, b.name)]
+
+    def object_vector(self, sc, pad):
+        """A local std::vector of S objects (outside loops), copies of the
+        struct in scope made by a size and a value, a braced list or
+        push_back, grown by one more push_back; its first and last elements
+        are objects whose members the rest of the block reads and writes."""
+        name = self.fresh('ps')
+        q = sc.struct
+        form = self.rng.randrange(3)
+        if form == 0:
+            lines = ['%sstd::vector<S> %s(2, %s);' % (pad, name, q)]
+        elif form == 1:
+            lines = ['%sstd::vector<S> %s = {%s, %s};' % (pad, name, q, q)]
+        else:
+            lines = ['%sstd::vector<S> %s;' % (pad, name),
+                     '%s%s.push_back(%s);' % (pad, name, q),
+                     '%s%s.emplace_back(%s);' % (pad, name, q)]
+        lines.append('%s%s.push_back(%s);' % (pad, name, q))
+        for k in (0, 2):
+            sc.add_object('%s[%d]' % (name, k), self.members, writable=True)
+        return lines
 
     def walk(self, sc, indent, in_loop, ret_t):
         """Pointers that walk and side effects inside expressions (feature

@@ -1,15 +1,16 @@
 // Containers held by containers and by objects (contract v2: "nested
 // structs, arrays and containers inside"): std::vector<std::vector<T>>,
-// std::vector<std::array<T, 3>>, and classes with std::vector and
-// std::array members, as parameters by const& and by & (an output written
-// element by element). Rows are indexed, walked by range-based for (by
-// reference and by value), passed to callees that read them, and read
-// through a method of the object (a method of a class template would keep
-// the file from fluxion-gen's round trip, which writes no members of class
-// templates yet: the template's layer is read by a free function). The adjoint is an object of the same type
-// and shape. Every derivative is checked against finite differences
-// (fluxion::check_*), reverse against forward mode, and H v against
-// differences of gradients, in float, double and long double.
+// std::vector<std::array<T, 3>>, classes with std::vector and std::array
+// members, as parameters by const& and by & (an output written element by
+// element), and local std::vectors of objects. Rows are indexed, walked by
+// range-based for (by reference and by value), passed to callees that read
+// them, and read through a method of the object (a method of a class
+// template would keep the file from fluxion-gen's round trip, which writes
+// no members of class templates yet: the template's layer is read by a
+// free function). The adjoint is an object of the same type and shape.
+// Every derivative is checked against finite differences (fluxion::check_*),
+// reverse against forward mode, and H v against differences of gradients,
+// in float, double and long double.
 #include <fluxion/check.hpp>
 #include <fluxion/fluxion.hpp>
 
@@ -109,6 +110,54 @@ coulomb(const std::vector<std::array<double, 3>> &p) {
   return e;
 }
 
+// Local std::vectors of objects: sized with copies of an object, copied,
+// an element assigned from a braced list, members written through a
+// range-based for, filled by push_back and emplace_back, read by a callee.
+struct Particle {
+  double x, y;
+};
+
+static double pairEnergy(const std::vector<Particle> &ps) {
+  double e = 0;
+  for (std::size_t i = 0; i < ps.size(); ++i)
+    for (std::size_t j = i + 1; j < ps.size(); ++j) {
+      double dx = ps[i].x - ps[j].x, dy = ps[i].y - ps[j].y;
+      e += 1.0 / std::sqrt(dx * dx + dy * dy + 1.0);
+    }
+  return e;
+}
+
+[[fluxion::hessian]] [[fluxion::jvp]] double
+particles(const std::vector<double> &v, double k) {
+  Particle origin{k, 0.5 * k};
+  std::vector<Particle> ps(v.size() / 2, origin);
+  for (std::size_t i = 0; i < ps.size(); ++i) {
+    ps[i].x += v[2 * i];
+    ps[i].y *= v[2 * i + 1];
+  }
+  std::vector<Particle> qs = ps;
+  qs[1] = Particle{qs[0].y * k, qs[2].x};
+  for (auto &q : qs)
+    q.x = std::tanh(q.x);
+  std::vector<Particle> trail;
+  for (const Particle &p : ps)
+    trail.push_back(Particle{k * p.x, p.y * p.y});
+  trail.emplace_back(qs.back());
+  std::vector<Particle> ends = {trail.front(), Particle{v[0] * k, 2.0}};
+  return pairEnergy(ps) + pairEnergy(qs) + pairEnergy(trail) +
+         ends[0].x * ends[1].y + qs.front().x * qs.back().y;
+}
+
+// f_jacobian of a function growing a vector of objects (the library's
+// push_back holds noexcept(std::declval...) operands the engine once
+// instantiated while looking for calls).
+[[fluxion::jacobian]] double grown(const Particle &p, double k) {
+  std::vector<Particle> ps;
+  ps.push_back(p);
+  ps.emplace_back(Particle{k * p.y, p.x});
+  return std::sin(ps[0].x * ps[1].x) + ps.back().y * k;
+}
+
 } // namespace nested
 
 namespace {
@@ -120,6 +169,26 @@ TEST(NestedContainers, SpecializationInAPlainFunction) {
   EXPECT_TRUE(R.ok()) << R;
   auto J = fluxion::check_jvp(nested::scored, nested::scored_jvp, L, x);
   EXPECT_TRUE(J.ok()) << J;
+}
+
+TEST(NestedContainers, LocalVectorsOfObjects) {
+  std::vector<double> v = {0.1, 0.2, 0.3, 0.4, 0.5, 0.6};
+  for (double k : {0.7, -1.3}) {
+    auto R = fluxion::check_gradient(nested::particles, nested::particles_grad,
+                                     v, k);
+    EXPECT_TRUE(R.ok()) << R;
+    auto J = fluxion::check_jvp(nested::particles, nested::particles_jvp, v, k);
+    EXPECT_TRUE(J.ok()) << J;
+    auto H = fluxion::check_hvp(nested::particles, nested::particles_hvp, v, k);
+    EXPECT_TRUE(H.ok()) << H;
+  }
+}
+
+TEST(NestedContainers, JacobianOfAGrownVectorOfObjects) {
+  nested::Particle p{0.4, -1.1};
+  auto R = fluxion::check_jacobian(nested::grown, nested::grown_jacobian, p,
+                                   0.6);
+  EXPECT_TRUE(R.ok()) << R;
 }
 
 template <class T> void checkNetwork() {

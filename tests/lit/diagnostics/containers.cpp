@@ -64,15 +64,26 @@ static double total(std::vector<double> &v) { return v[0]; }
   return total(m[1]) + n.w[0] + c.b + *it;
 }
 
-// Containers of objects of reals are parameters' storage; a local one is
-// refused with the spelling that works.
+// A local std::vector of objects of reals is sized where it is declared or
+// filled by push_back; its size changes, a swap and a declaration inside a
+// loop are refused with the spelling that works.
 struct Body {
   double m;
 };
 [[fluxion::grad]] double bodies(const std::vector<Body> &bs) {
-  // CHECK: containers.cpp:[[@LINE+1]]:21: error: fluxion: a local 'std::vector<Body>' ('copy') is not supported in a differentiated function; take it as a parameter, or use a local array of 'Body'
   std::vector<Body> copy(bs.size());
-  return bs[0].m + copy.size();
+  // CHECK: containers.cpp:[[@LINE+1]]:8: error: fluxion: calling 'resize' on 'copy', a std::vector of objects ('Body'), to change its size or all of it is not supported in a differentiated function; size it where it is declared ('std::vector<Body> v(n);') or fill it by push_back, and assign its elements' members
+  copy.resize(2);
+  std::vector<Body> other(2);
+  // CHECK: containers.cpp:[[@LINE+1]]:3: error: fluxion: swapping two std::vectors of objects ('Body') is not supported in a differentiated function; exchange the elements' members in a loop ('double x = t[i].x; t[i].x = u[i].x; u[i].x = x;')
+  std::swap(copy, other);
+  double s = 0;
+  for (int i = 0; i < 2; ++i) {
+    // CHECK: containers.cpp:[[@LINE+1]]:23: error: fluxion: a local 'std::vector<Body>' ('each') declared inside a loop is not supported in a differentiated function; declare it before the loop and assign its elements in the loop
+    std::vector<Body> each(1);
+    s += each[0].m;
+  }
+  return bs[0].m + copy[0].m + s;
 }
 
 // f_hvp through a callee whose local vector changes size: refused at the call;

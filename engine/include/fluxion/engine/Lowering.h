@@ -231,6 +231,14 @@ private:
                    clang::SourceLocation Loc, ir::Block &Out);
   void zeroMembers(ir::ExprP Dst, clang::QualType Ty, clang::SourceLocation Loc,
                    ir::Block &Out);
+  /// Dst = Value for an element of type Ty: member by member for an object
+  /// (Value an lvalue), a conversion for a number; a null Value is zero.
+  bool assignElement(ir::ExprP Dst, ir::ExprP Value, clang::QualType Ty,
+                     clang::SourceLocation Loc, ir::Block &Out);
+  /// The object at Dst initialised from E: an initialiser lowerRecordInit
+  /// takes, or an object of the function read in place (`v.push_back(p)`).
+  bool lowerObjectInto(ir::ExprP Dst, clang::QualType Ty,
+                       const clang::Expr *E, ir::Block &Out);
   /// A constructor's member initialisers (written and implicit), as
   /// assignments to the members of `*self`.
   bool lowerMemberInits(const clang::CXXConstructorDecl *Ctor, ir::Block &Out);
