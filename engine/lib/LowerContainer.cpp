@@ -129,6 +129,22 @@ bool FunctionLowering::lowerContainerLocal(const VarDecl *VD, ir::Block &Out,
         << "declare it before the loop and assign its elements in the loop";
     return false;
   }
+  // `std::vector<double> p = softmax(z);`: the callee's body in place, its
+  // returned local the variable.
+  if (const CallExpr *Call = containerResultCall(
+          InitAs ? InitAs : VD->getInit(), T)) {
+    const FunctionDecl *Callee = Call->getDirectCallee();
+    if (!Callee->hasBody() && Instantiate)
+      Instantiate(const_cast<FunctionDecl *>(Callee), Call->getExprLoc());
+    llvm::SmallVector<const clang::Expr *, 4> Args(Call->arguments().begin(),
+                                                   Call->arguments().end());
+    ExprP R = inlineBody(Callee, {}, Args, Out, Call->getExprLoc(),
+                         "function returning a container");
+    if (!R)
+      return false;
+    Vars[VD] = R->V;
+    return true;
+  }
   Var *V = F->makeVar(Var::Kind::Local, VD->getName(), Ctx.getPointerType(Elem),
                       const_cast<VarDecl *>(VD));
   Vars[VD] = V;
@@ -915,7 +931,9 @@ void FunctionLowering::noteResizedContainer(const VarDecl *VD,
                                             const Stmt *Body) {
   QualType T = VD->getType().getNonReferenceType();
   Var *V = Vars.lookup(VD);
-  if (!V || eigenShape(T) || containerFixedSize(T) ||
+  // A variable that is another's storage (the local a callee returned)
+  // keeps the count that one has.
+  if (!V || GrowCounts.count(V) || eigenShape(T) || containerFixedSize(T) ||
       (Scopes.empty() && !Body))
     return;
   // Sized again at each iteration, or by a later call in its scope (a

@@ -19,6 +19,7 @@
 #include "clang/AST/DeclCXX.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/RecursiveASTVisitor.h"
+#include "clang/Basic/SourceManager.h"
 #include "llvm/ADT/ScopeExit.h"
 
 using namespace clang;
@@ -410,8 +411,12 @@ ExprP FunctionLowering::inlineBody(const FunctionDecl *Fn,
     Aliases.erase(Captured);
   }
   QualType RetTy = Fn->getReturnType();
+  // A std::vector returned by value: the local the body returns is the
+  // result itself (the copy C++ elides), handed to the caller as it is.
+  bool ContainerResult = !containerElement(RetTy).isNull() &&
+                         !eigenShape(RetTy) && !RetTy->isReferenceType();
   Var *Result = nullptr;
-  if (!RetTy->isVoidType()) {
+  if (!RetTy->isVoidType() && !ContainerResult) {
     if (!checkType(RetTy, Loc, (What + " result").str()))
       return nullptr;
     Result = F->makeVar(Var::Kind::Local,
@@ -434,14 +439,64 @@ ExprP FunctionLowering::inlineBody(const FunctionDecl *Fn,
         return nullptr;
       continue;
     }
+    if (ContainerResult)
+      return returnedContainer(Fn, Last, Loc);
     if (!Result || !Last->getRetValue())
       continue;
     if (!lowerInitInto(ref(Result), RetTy, Last->getRetValue(), Pre))
       return nullptr;
   }
+  if (ContainerResult)
+    return returnedContainer(Fn, Last, Loc);
   if (!Result)
     return ir::intConst(Ctx.IntTy, 0); // a void call: its statements are all
   return ref(Result, Loc);
+}
+
+ExprP FunctionLowering::returnedContainer(const FunctionDecl *Fn,
+                                          const ReturnStmt *Ret,
+                                          SourceLocation Loc) {
+  // `return r;`: r's storage, through the move or copy the return spells.
+  const Expr *E = Ret && Ret->getRetValue()
+                      ? Ret->getRetValue()->IgnoreImplicit()
+                      : nullptr;
+  if (const auto *CE = dyn_cast_or_null<CXXConstructExpr>(E);
+      CE && CE->getNumArgs() == 1 &&
+      (CE->getConstructor()->isCopyConstructor() ||
+       CE->getConstructor()->isMoveConstructor()))
+    E = CE->getArg(0)->IgnoreImplicit();
+  const auto *DRE = dyn_cast_or_null<DeclRefExpr>(E);
+  const auto *VD = DRE ? dyn_cast<VarDecl>(DRE->getDecl()) : nullptr;
+  Var *V = VD && VD->isLocalVarDecl() ? Vars.lookup(VD) : nullptr;
+  if (!V || !isContainerStorageVar(V)) {
+    Diags.report(Ret ? Ret->getBeginLoc() : Loc, Diag::NotSupported)
+        << ("returning from '" + Fn->getNameAsString() +
+            "' a container other than a local std::vector of it")
+        << "fill a local std::vector and return it at the end ('std::vector<"
+           "double> r(n); ... return r;')";
+    return nullptr;
+  }
+  return ref(V, Loc);
+}
+
+const CallExpr *FunctionLowering::containerResultCall(const Expr *Init,
+                                                      QualType T) const {
+  const auto *Call =
+      Init ? dyn_cast<CallExpr>(Init->IgnoreImplicit()->IgnoreParens())
+           : nullptr;
+  const FunctionDecl *Callee = Call ? Call->getDirectCallee() : nullptr;
+  if (!Callee || isa<CXXMemberCallExpr, CXXOperatorCallExpr>(Call) ||
+      (isa<CXXMethodDecl>(Callee) && !cast<CXXMethodDecl>(Callee)->isStatic()))
+    return nullptr;
+  QualType R = Callee->getReturnType();
+  if (R->isReferenceType() ||
+      !Ctx.hasSameUnqualifiedType(R, T.getNonReferenceType()))
+    return nullptr;
+  // A library function (a std algorithm's result) is not inlined here.
+  if (Callee->isInStdNamespace() ||
+      Ctx.getSourceManager().isInSystemHeader(Callee->getLocation()))
+    return nullptr;
+  return Call;
 }
 
 } // namespace fluxion

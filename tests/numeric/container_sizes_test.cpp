@@ -1,15 +1,19 @@
 // Local std::vectors whose size changes after their declaration: declared
 // inside loops (sized again at every iteration), resize, assign, clear,
 // pop_back, assignment from another container or a braced list, swaps,
-// push_back after a shrink; a std::vector output parameter filled by push_back. The
-// reverse sweep walks back through the same sizes (ReverseResize.cpp).
+// push_back after a shrink; a std::vector output parameter filled by
+// push_back; std::vectors returned by value from callees (the returned
+// local is the caller's variable). The reverse sweep walks back through the
+// same sizes (ReverseResize.cpp).
 // Every derivative is checked against finite differences (fluxion::check_*),
 // reverse against forward mode, and H v against differences of gradients,
 // in float, double and long double.
 #include <fluxion/check.hpp>
 #include <fluxion/fluxion.hpp>
 
+#include <algorithm>
 #include <cmath>
+#include <numeric>
 #include <type_traits>
 #include <vector>
 
@@ -148,6 +152,53 @@ features(const std::vector<double> &x, std::vector<double> &y) {
   y.resize(y.size() + 1, 0.5 * x[0]);
 }
 
+// Functions returning a std::vector by value, as C++ programmers write
+// layers: a template called twice, one filling its result by push_back
+// inside the caller's loop, one using <algorithm> and <numeric>.
+template <class T>
+std::vector<T> affine(const std::vector<T> &W, const std::vector<T> &x, T b) {
+  std::vector<T> y(W.size() / x.size());
+  for (std::size_t i = 0; i < y.size(); ++i) {
+    T s = b;
+    for (std::size_t j = 0; j < x.size(); ++j)
+      s += W[i * x.size() + j] * x[j];
+    y[i] = std::tanh(s);
+  }
+  return y;
+}
+
+static std::vector<double> squares(const std::vector<double> &v) {
+  std::vector<double> r;
+  for (double e : v)
+    r.push_back(e * e);
+  return r;
+}
+
+static std::vector<double> softmax(const std::vector<double> &z) {
+  double m = *std::max_element(z.begin(), z.end());
+  std::vector<double> e(z.size());
+  std::transform(z.begin(), z.end(), e.begin(),
+                 [m](double v) { return std::exp(v - m); });
+  double s = std::accumulate(e.begin(), e.end(), 0.0);
+  for (auto &v : e)
+    v /= s;
+  return e;
+}
+
+[[fluxion::hessian]] [[fluxion::jvp]] double
+layered(const std::vector<double> &W, const std::vector<double> &x) {
+  std::vector<double> h = affine(W, x, 0.1);
+  std::vector<double> o = affine(W, h, -0.2);
+  double s = 0;
+  for (int k = 0; k < 2; ++k) {
+    std::vector<double> q = squares(o);
+    s += std::accumulate(q.begin(), q.end(), 0.0) * (k + 1) * W[k];
+  }
+  std::vector<double> p = softmax(o);
+  p.push_back(h[0]); // the caller changes the returned vector's size
+  return s - std::log(p[1]) + p.back() * p.size();
+}
+
 } // namespace sizes
 
 namespace {
@@ -267,6 +318,19 @@ TEST(ContainerSizes, OutputFilledByPushBack) {
       dot += rows[r][i] * t[i];
     EXPECT_NEAR(ty[r], dot, 1e-12) << r;
     EXPECT_DOUBLE_EQ(out[r], y[r]);
+  }
+}
+
+TEST(ContainerSizes, ReturnedByCallees) {
+  std::vector<double> W = {0.1, -0.2, 0.3, 0.4, 0.5, -0.6, 0.7, 0.8, -0.9};
+  for (std::vector<double> x : {std::vector<double>{0.5, -1.0, 2.0},
+                                std::vector<double>{-0.3, 0.2, 0.9}}) {
+    auto R = fluxion::check_gradient(sizes::layered, sizes::layered_grad, W, x);
+    EXPECT_TRUE(R.ok()) << R;
+    auto J = fluxion::check_jvp(sizes::layered, sizes::layered_jvp, W, x);
+    EXPECT_TRUE(J.ok()) << J;
+    auto H = fluxion::check_hvp(sizes::layered, sizes::layered_hvp, W, x);
+    EXPECT_TRUE(H.ok()) << H;
   }
 }
 

@@ -104,3 +104,13 @@ static double squares_sized(const std::vector<double> &x) {
   // CHECK: containers.cpp:[[@LINE+1]]:10: error: fluxion: a second derivative (f_hvp, f_hessian) through 'squares', which changes the size of its local std::vector 'r' is not supported in a differentiated function; size the vector where it is declared ('std::vector<double> t(n);') and assign its elements, or differentiate once
   return squares(x) + squares_sized(x);
 }
+
+// A function returning a std::vector by value is inlined, its returned
+// local becoming the caller's variable; one returning anything else than
+// a local is refused at its return.
+static std::vector<double> pair(double a, double b) { return {a, b}; }
+[[fluxion::grad]] double paired(double x) {
+  std::vector<double> p = pair(x, 2 * x);
+  return p[0] * p[1];
+}
+// CHECK: containers.cpp:[[@LINE-5]]:55: error: fluxion: returning from 'pair' a container other than a local std::vector of it is not supported in a differentiated function; fill a local std::vector and return it at the end ('std::vector<double> r(n); ... return r;')

@@ -624,6 +624,16 @@ private:
                        llvm::ArrayRef<const clang::Expr *> Args,
                        ir::Block &Pre, clang::SourceLocation Loc,
                        llvm::StringRef What);
+  /// The storage of the local container a body returns (`return r;`),
+  /// reported when it returns anything else.
+  ir::ExprP returnedContainer(const clang::FunctionDecl *Fn,
+                              const clang::ReturnStmt *Ret,
+                              clang::SourceLocation Loc);
+  /// Init when it is a call of a function of the program returning a
+  /// container of type T by value (`std::vector<double> p = softmax(z);`):
+  /// its body is inlined and its returned local becomes the variable.
+  const clang::CallExpr *containerResultCall(const clang::Expr *Init,
+                                             clang::QualType T) const;
   /// A call of a function with a lambda parameter (`apply(f, x)`, a
   /// template instantiated for a closure): its body in place, so that the
   /// lambda is called in place too. True if E is one (Out null after an
