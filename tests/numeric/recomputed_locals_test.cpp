@@ -89,9 +89,12 @@ halves(const double *u0, double *buf, int n, int steps) {
   return loss;
 }
 
-// Must be recorded: `a` reads w[(i+1)%n], which is written twice after the
-// read in the same iteration (the second write comes after the one whose
-// restore could give it back); `k` is read before an `if` changes it.
+// Must be recorded: `a` reads w[(i+1)%n], which the iteration then writes
+// twice; at the top of the reverse iteration the element holds the second
+// write's value, and the second write itself reads `a`, so `a` cannot be
+// computed again right after the first write's restore either. `k` is read
+// before an `if` changes it. (Computing either again gives wrong
+// derivatives, as does computing the in-place update's `old` at the top.)
 [[fluxion::grad("x")]] [[fluxion::jvp("x")]] double refused(const double *x,
                                                            int n, int steps) {
   std::vector<double> w(n);
