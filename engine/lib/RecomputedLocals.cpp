@@ -28,9 +28,18 @@
 // A local that carries a derivative must be assigned once in the body (its
 // reverse then runs where its assignment was, without a record). Every
 // write of an accepted local records nothing, and an `if` made only of such
-// writes pushes no branch flag. The value read back by a later statement
-// that overwrote the memory D read (`double old = u[i]; u[i] = ...`) is not
-// what D saw, which is why any later write to the variable rules D out.
+// writes pushes no branch flag.
+//
+// At the top of the reverse iteration, memory a later statement overwrote
+// (`double old = u[i]; u[i] = ...`) no longer holds what D read. When one
+// top-level assignment W after D (the anchor) is the first to write that
+// memory, and nothing after W writes it, D runs again in W's reverse right
+// after W's restore instead: memory is then as it was before W, which is
+// as D left it (W is recorded even where nothing else asks for it). The
+// reverse of statements after W runs before that, so they may only copy
+// the local (`left = old`: the reverse reads no value); locals that read an
+// anchored local run at the anchor too, and none of them may be set again
+// by a statement that runs at the top. A loop has at most one anchor.
 //
 //===----------------------------------------------------------------------===//
 #include "fluxion/engine/ReverseBuilder.h"
