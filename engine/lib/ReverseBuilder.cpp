@@ -34,6 +34,7 @@ std::optional<AdjointParts> ReverseBuilder::build() {
   size_t Storage = F.Storage.size(), Locals = F.Locals.size();
   auto SavedAdjoints = Adjoints;
   findRestoredRanges();
+  countMentions();
   for (unsigned Round = 0;; ++Round) {
     ReadLater.clear();
     RangeRefs.clear();
@@ -70,9 +71,13 @@ std::optional<AdjointParts> ReverseBuilder::build() {
       Parts.Reverse = std::move(S.Rev);
       // A counted loop's reverse sets its counter before reading it, and
       // saved ranges are popped before they are read.
+      // Recomputed locals are set again before the reverse reads them.
       llvm::DenseSet<const Var *> Counters;
-      for (const auto &KV : Counted)
+      for (const auto &KV : Counted) {
         Counters.insert(KV.second.Counter);
+        Counters.insert(KV.second.RecomputedVars.begin(),
+                        KV.second.RecomputedVars.end());
+      }
       for (Var *V : F.Locals)
         if (NeededAtWrites.count(V) && !Generated.count(V) &&
             !Counters.count(V))
@@ -299,7 +304,8 @@ bool ReverseBuilder::stmts(const Block &B, Sweeps &Out) {
     if (auto L = countedFor(*B[I], *B[I + 1])) {
       Counted[B[I + 1].get()] = *L;
       CounterInits.insert(B[I].get());
-      RecomputedInits.insert(L->Recomputed.begin(), L->Recomputed.end());
+      RecomputedInits.insert(L->RecomputedAssigns.begin(),
+                             L->RecomputedAssigns.end());
     }
   for (const StmtP &S : B) {
     Sweeps Sub;
@@ -416,10 +422,21 @@ bool ReverseBuilder::assignment(const ir::Stmt &S, Sweeps &Out) {
     else if (!hoistRecord(S))
       record(S.LHS, Out, Restore);
   }
+  // Locals read from the memory this assignment overwrites are computed
+  // again right after its restore (RecomputedLocals.cpp): that restore
+  // must be there.
+  auto Anchored = AnchoredBlocks.find(&S);
+  bool Recomputes =
+      Anchored != AnchoredBlocks.end() && !Anchored->second.empty();
+  if (Recomputes && Restore.empty())
+    record(S.LHS, Out, Restore);
   Out.Fwd.push_back(assign(S.LHS, S.RHS, S.Op, S.Loc));
   Out.Fwd.back()->IsInit = S.IsInit;
   for (StmtP &R : Restore)
     Out.Rev.push_back(std::move(R));
+  if (Recomputes)
+    for (const StmtP &R : Anchored->second)
+      Out.Rev.push_back(clone(*R));
 
   if (!Root || !Activity.isActive(Root) || !isDifferentiableScalar(S.LHS->Ty))
     return true;
@@ -915,29 +932,8 @@ ReverseBuilder::countedFor(const ir::Stmt &Init, const ir::Stmt &Loop) const {
   Result.Begin = Init.RHS;
   Result.End = Cond.Ops[1];
   Result.Inclusive = Cond.BOp == BO_LE;
-  // Block-local scalars set once per iteration from the counter and
-  // values the loop does not change.
-  llvm::DenseMap<const Var *, unsigned> Writes;
-  forEachStmt(Loop.body(), [&](const ir::Stmt &S) {
-    if (S.K == StmtKind::Assign)
-      ++Writes[S.LHS->rootVar()];
-  });
-  llvm::DenseSet<const Var *> Others(Written);
-  for (const StmtP &S : Loop.body()) {
-    if (S.get() == &Inc || S->K != StmtKind::Assign || !S->IsInit ||
-        S->Op != BO_Assign || S->LHS->K != ExprKind::VarRef ||
-        S->RHS->K == ExprKind::Call)
-      continue;
-    Var *V = S->LHS->V;
-    if (V->K != Var::Kind::Local || V->isArray() || V->isPointer() ||
-        AddressTaken.count(V) || Writes.lookup(V) != 1)
-      continue;
-    Others.erase(V);
-    bool Cheap = invariantBound(*S->RHS, Others, AddressTaken);
-    Others.insert(V);
-    if (Cheap)
-      Result.Recomputed.push_back(S.get());
-  }
+  // Locals of the body computed again at the top of each reverse iteration.
+  findRecomputed(Loop, Inc, Written, Result);
   return Result;
 }
 
@@ -957,14 +953,46 @@ bool ReverseBuilder::orderFree(const FunctionDecl *FD) const {
   return false;
 }
 
+/// A copy of a recomputed statement for the reverse sweep: assignments
+/// only (no declarations: the variables are declared once, at entry).
+bool ReverseBuilder::setsNeeded(const ir::Stmt &D) const {
+  if (D.K == StmtKind::Assign)
+    return Needed.count(D.LHS->rootVar()) > 0;
+  for (const Block *B : {&D.Then, &D.Else})
+    for (const StmtP &T : *B)
+      if (setsNeeded(*T))
+        return true;
+  return false;
+}
+
+static StmtP recomputation(const ir::Stmt &D) {
+  if (D.K == StmtKind::Assign)
+    return assign(D.LHS, D.RHS, BO_Assign, D.Loc);
+  Block Then, Else;
+  for (const StmtP &T : D.Then)
+    Then.push_back(recomputation(*T));
+  for (const StmtP &T : D.Else)
+    Else.push_back(recomputation(*T));
+  return ir::ifStmt(D.Cond, std::move(Then), std::move(Else), D.Loc);
+}
+
 bool ReverseBuilder::countedForSweeps(const ir::Stmt &S, const CountedFor &CL,
                                        Sweeps &Out) {
   Sweeps Body;
   HoistedRecords.erase(&S);
   CondDepthAt[&S] = CondDepth;
+  if (CL.Anchor) {
+    Block &Anchored = AnchoredBlocks[CL.Anchor];
+    Anchored.clear();
+    for (const ir::Stmt *D : CL.AnchoredRecomputed)
+      if (setsNeeded(*D))
+        Anchored.push_back(recomputation(*D));
+  }
   ++LoopDepth;
   LoopStack.push_back(&S);
   bool OK = stmts(S.body(), Body);
+  if (CL.Anchor)
+    AnchoredBlocks.erase(CL.Anchor);
   LoopStack.pop_back();
   --LoopDepth;
   Block Restores;
@@ -974,7 +1002,14 @@ bool ReverseBuilder::countedForSweeps(const ir::Stmt &S, const CountedFor &CL,
   L->V = S.V;
   L->body() = std::move(Body.Fwd);
   Out.Fwd.push_back(std::move(L));
+  // Locals computed again at the top of each reverse iteration, in their
+  // forward order: those the reverse reads.
+  Block Recompute;
+  for (const ir::Stmt *D : CL.Recomputed)
+    if (setsNeeded(*D))
+      Recompute.push_back(recomputation(*D));
   noteBodyReads(S, Body.Rev);
+  noteBodyReads(S, Recompute);
   if (Body.Rev.empty()) {
     for (StmtP &R : Restores)
       Out.Rev.push_back(std::move(R));
@@ -992,11 +1027,9 @@ bool ReverseBuilder::countedForSweeps(const ir::Stmt &S, const CountedFor &CL,
                    binary(BO_Sub, ref(CL.Counter), intConst(CT, 1), CT),
                    BO_Assign, S.Loc));
   ++At;
-  // Recomputed declarations go right after it, in their forward order.
-  for (const ir::Stmt *D : CL.Recomputed)
-    if (Needed.count(D->LHS->V))
-      At = std::next(Body.Rev.insert(
-          At, assign(D->LHS, D->RHS, BO_Assign, D->Loc)));
+  // Recomputed locals go right after it.
+  for (StmtP &D : Recompute)
+    At = std::next(Body.Rev.insert(At, std::move(D)));
   QualType T = CL.Counter->Type;
   ExprP Start = cast(T, CL.End);
   if (CL.Inclusive)

@@ -107,6 +107,11 @@ FEATURES = {
              'another vector, = {...}), popped and pushed again; with structs, '
              'a local std::vector<S> of copies of the struct in scope, whose '
              'elements\' members are read and written',
+    'stencil': 'sweeps over a writable array of known length whose iterations '
+               'read the neighbours (periodic indices fixed up by ifs) and the '
+               'element into const locals, then overwrite the element; some also '
+               'overwrite a neighbour afterwards, or carry the old value to the '
+               'next iteration in a local (t = old)',
     'callsite': 'the driver calls f_vjp and f_jvp through the call-site form '
                 'fluxion::vjp(&f, names...)(...) and fluxion::jvp(&f, names...)(...), '
                 'which share the annotation\'s functions',
@@ -364,6 +369,7 @@ class Generator:
         self.wrng = random.Random(seed * 7919 + 59)  # walking pointers, side effects
         self.irng = random.Random(seed * 7919 + 61)  # iterators, <algorithm>
         self.zrng = random.Random(seed * 7919 + 67)  # size changes of vectors
+        self.nrng = random.Random(seed * 7919 + 71)  # stencil sweeps
         self.walk_helpers = []     # helpers whose pointer parameters walk
         self.walk_params = set()   # f's pointer parameters (a walk moves and restores them)
         self.walk_in_loop = False
@@ -1175,6 +1181,53 @@ class Generator:
             sc.add_object('%s[%d]' % (name, k), self.members, writable=True)
         return lines
 
+    def stencil(self, sc, indent):
+        """A sweep over an array of known length (feature stencil, drawn
+        from self.nrng): each iteration reads its periodic neighbours (left
+        index fixed up by an if) and its element into const locals, then
+        overwrites the element; perhaps a neighbour too, after it (the
+        locals then read memory written twice), or the old value is carried
+        to the next iteration in a local declared before the loop. A
+        contraction whatever the array holds: |new| <= 0.5 |old| + 0.5 +
+        0.125 |e| (|l r| / (1 + l l + r r) <= 1/2)."""
+        arrs = [a for a in sc.arrays if a.writable and a.readable and a.fixed
+                and not a.eigen and isinstance(a.length, int) and a.length >= 1]
+        if not arrs:
+            return None
+        a = self.rng.choice(arrs)
+        pad, p1, p2 = ('  ' * indent, '  ' * (indent + 1), '  ' * (indent + 2))
+        L, T = a.length, self.ctype(a.t)
+        i, l, r = self.fresh('i'), self.fresh('k'), self.fresh('k')
+        u, w, o = self.fresh('v'), self.fresh('v'), self.fresh('v')
+        form = self.rng.choice(['plain', 'second', 'carry'])
+        lines = []
+        carry = None
+        if form == 'carry':
+            carry = self.fresh('v')
+            lines.append('%s%s %s = %s[%d];' % (pad, T, carry, a.name, L - 1))
+        e, _ = self.squash(sc, 1)
+        lines += ['%sfor (int %s = 0; %s < %d; ++%s) {' % (pad, i, i, L, i),
+                  '%sint %s = %s - 1, %s = %s + 1;' % (p1, l, i, r, i),
+                  '%sif (%s < 0)' % (p1, l), '%s%s += %d;' % (p2, l, L),
+                  '%sif (%s == %d)' % (p1, r, L), '%s%s = 0;' % (p2, r),
+                  '%sconst %s %s = %s[%s];' % (p1, T, u, a.name, l),
+                  '%sconst %s %s = %s[%s];' % (p1, T, w, a.name, r),
+                  '%sconst %s %s = %s[%s];' % (p1, T, o, a.name, i)]
+        other = carry if carry else u
+        lines.append('%s%s[%s] = static_cast<%s>(0.5 * %s + %s * %s / (1 + %s '
+                     '* %s + %s * %s) + 0.125 * %s);'
+                     % (p1, a.name, i, T, o, other, w, other, other, w, w, e))
+        if form == 'second':
+            lines.append('%s%s[%s] = static_cast<%s>(0.5 * %s[%s] + %s * %s / '
+                         '(1 + %s * %s + %s * %s));'
+                         % (p1, a.name, r, T, a.name, r, u, o, u, u, o, o))
+        if carry:
+            lines.append('%s%s = %s;' % (p1, carry, o))
+        lines.append('%s}' % pad)
+        if carry:
+            sc.vars.append(Var(carry, a.t))
+        return lines
+
     def walk(self, sc, indent, in_loop, ret_t):
         """Pointers that walk and side effects inside expressions (feature
         walk, drawn from self.wrng). Every pointer stays in the array it
@@ -1659,6 +1712,11 @@ class Generator:
                 and indent < 4 and self.zrng.random() < 0.12:
             lines = self.with_rng(self.zrng,
                                   lambda: self.sizes(sc, indent, ret_t))
+            if lines:
+                return lines
+        if self.on('stencil') and indent < 4 and len(sc.loops) + sc.rdepth < 2 \
+                and self.nrng.random() < 0.1:
+            lines = self.with_rng(self.nrng, lambda: self.stencil(sc, indent))
             if lines:
                 return lines
         if self.on('walk') and indent < 4 and self.wrng.random() < 0.1:

@@ -179,12 +179,33 @@ private:
     ir::Var *Counter = nullptr;
     ir::ExprP Begin, End;
     bool Inclusive = false;
-    /// Declarations in the body whose value is cheap to compute again from
-    /// the counter and values the loop does not change (ADBench Burgers'
-    /// `int im = i == 0 ? n - 1 : i - 1`): recomputed at the top of each
-    /// reverse iteration instead of recorded.
+    /// Top-level statements of the body that compute locals again from the
+    /// counter, values the loop does not change and memory nothing after
+    /// them in the body writes (ADBench Burgers' `int im = i == 0 ? n - 1 :
+    /// i - 1`, `if (left < 0) left += n`, `const double ul = u[left]`):
+    /// run again at the top of each reverse iteration instead of recorded
+    /// (RecomputedLocals.cpp).
     std::vector<const ir::Stmt *> Recomputed;
+    /// Their assignments (nested ones included), which record nothing, and
+    /// the locals they set.
+    std::vector<const ir::Stmt *> RecomputedAssigns;
+    std::vector<const ir::Var *> RecomputedVars;
+    /// Statements that read memory a later assignment of the body (the
+    /// anchor) overwrites: run again in the anchor's reverse, right after
+    /// its restore.
+    const ir::Stmt *Anchor = nullptr;
+    std::vector<const ir::Stmt *> AnchoredRecomputed;
   };
+  /// Per anchor, the recomputations its reverse runs after its restore.
+  llvm::DenseMap<const ir::Stmt *, ir::Block> AnchoredBlocks;
+  void findRecomputed(const ir::Stmt &Loop, const ir::Stmt &Inc,
+                      const llvm::DenseSet<const ir::Var *> &Written,
+                      CountedFor &Result) const;
+  /// How often each variable is mentioned in the function.
+  llvm::DenseMap<const ir::Var *, unsigned> Mentions;
+  void countMentions();
+  /// D assigns a local the reverse sweep reads.
+  bool setsNeeded(const ir::Stmt &D) const;
   std::optional<CountedFor> countedFor(const ir::Stmt &Init,
                                          const ir::Stmt &Loop) const;
   bool countedForSweeps(const ir::Stmt &S, const CountedFor &L,
