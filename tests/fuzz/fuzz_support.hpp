@@ -32,6 +32,15 @@ namespace fuzz {
 /// A template taking a lambda (the generated programs call lambdas through
 /// it too): f(a), with f's own result type.
 template <class F, class A> auto call_with(F f, A a) { return f(a); }
+/// A function returning a std::vector by value, filled by push_back (the
+/// generated programs initialise local vectors from it): bounded whatever
+/// v holds.
+template <class T> std::vector<T> smoothed(const std::vector<T> &v, T k) {
+  std::vector<T> r;
+  for (std::size_t i = 0; i < v.size(); ++i)
+    r.push_back(std::tanh(k * v[i]) + v[(i + 1) % v.size()] / T(2));
+  return r;
+}
 using LD = long double;
 using Vec = std::vector<LD>;
 using EvalFn = void (*)(const LD *X, LD *Y);

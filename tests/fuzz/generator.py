@@ -101,7 +101,8 @@ FEATURES = {
             'x[k++], while (++j < k), for (size_t i = n; i-- > 0;), a = b = e, '
             'if ((t = e) > c && ++k > 0), ++i, --m in a for increment, old = c++',
     'sizes': 'with containers: size changes of local std::vectors in f: a '
-             'vector declared inside a loop (sized, filled or braced), and '
+             'vector declared inside a loop (sized, filled, braced, or '
+             'returned by fuzz::smoothed, a function returning a vector), and '
              'vectors of f resized shorter and back (resize(k), resize(L, e)), '
              'cleared and refilled by push_back, assigned (assign(L, e), = '
              'another vector, = {...}), popped and pushed again; with structs, '
@@ -1096,8 +1097,19 @@ class Generator:
             inner = sc.copy()
             inner.loops.append(i)
             inner.ints.append(i)
-            form = self.rng.randrange(3)
-            if form == 0:
+            form = self.rng.randrange(4)
+            # A vector of f of known length, for fuzz::smoothed: the new
+            # vector takes its type and length.
+            srcs = [a for a in sc.arrays if a.vec and a.readable and
+                    not a.eigen and isinstance(a.length, int) and a.length >= 1]
+            if form == 3 and srcs:
+                src = self.rng.choice(srcs)
+                t, L = src.t, src.length
+                T = self.ctype(t)
+                e, _ = self.expr(inner, 1)
+                decl = '%sstd::vector<%s> %s = fuzz::smoothed(%s, static_cast<%s>(%s));' % (
+                    pad + '  ', T, name, src.name, T, e)
+            elif form in (0, 3):
                 decl = '%sstd::vector<%s> %s(%d);' % (pad + '  ', T, name, L)
             elif form == 1:
                 e, _ = self.expr(inner, 1)
