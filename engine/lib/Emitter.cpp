@@ -180,37 +180,61 @@ bool Emitter::stableStorage(const Var *V) const {
   return true;
 }
 
-Stmt *Emitter::hoistData(Var *V) {
+VarDecl *Emitter::hoistedLocal(const Var *V, StringRef Suffix, QualType T,
+                              Expr *Init) {
   ASTContext &Ctx = S.getASTContext();
-  auto It = Decls.find(V);
-  Expr *Ref = S.BuildDeclRefExpr(It->second,
-                                 It->second->getType().getNonReferenceType(),
-                                 VK_LValue, Loc);
-  Expr *Data = containerCall(Ref, "data", {});
-  if (!Data)
-    return nullptr;
-  // An adjoint passed by pointer may be null (a callee's pullback given no
-  // adjoint of an argument): d_x ? d_x->data() : nullptr.
-  if (Ref->getType()->isPointerType()) {
-    ExprResult Null = S.ActOnCXXNullPtrLiteral(Loc);
-    ExprResult Cond = S.ActOnConditionalOp(Loc, Loc, Ref, Data, Null.get());
-    if (Cond.isInvalid())
-      return bad("data pointer"), nullptr;
-    Data = Cond.get();
-  }
-  std::string Name = V->Name + "_data";
+  std::string Name = V->Name + "_" + Suffix.str();
   for (unsigned I = 1; Names.count(Name); ++I)
-    Name = V->Name + "_data_" + std::to_string(I);
+    Name = V->Name + "_" + Suffix.str() + "_" + std::to_string(I);
   Names.insert(Name);
-  QualType T = Ctx.getConstType(Data->getType().getNonReferenceType());
   auto *VD = VarDecl::Create(Ctx, Target, Loc, Loc, &Ctx.Idents.get(Name), T,
                              Ctx.getTrivialTypeSourceInfo(T, Loc), SC_None);
-  S.AddInitializerToDecl(VD, Data, /*DirectInit=*/false);
-  if (VD->isInvalidDecl())
-    return bad("data pointer"), nullptr;
-  DataPtrs[V] = VD;
+  S.AddInitializerToDecl(VD, Init, /*DirectInit=*/false);
+  return VD->isInvalidDecl() ? nullptr : VD;
+}
+
+bool Emitter::hoistData(Var *V, llvm::SmallVectorImpl<Stmt *> &Out) {
+  ASTContext &Ctx = S.getASTContext();
+  auto It = Decls.find(V);
+  auto Ref = [&] {
+    return S.BuildDeclRefExpr(It->second,
+                              It->second->getType().getNonReferenceType(),
+                              VK_LValue, Loc);
+  };
+  bool ByPointer = Ref()->getType()->isPointerType();
+  // An adjoint passed by pointer may be null (a callee's pullback given no
+  // adjoint of an argument): d_x ? d_x->data() : nullptr, and its size is
+  // read where it is used.
+  auto OrNull = [&](Expr *E, Expr *Null) -> Expr * {
+    if (!ByPointer || !E)
+      return E;
+    ExprResult Cond = S.ActOnConditionalOp(Loc, Loc, Ref(), E, Null);
+    return Cond.isInvalid() ? nullptr : Cond.get();
+  };
+  Expr *Data = OrNull(containerCall(Ref(), "data", {}),
+                      S.ActOnCXXNullPtrLiteral(Loc).get());
+  VarDecl *DataVD =
+      Data ? hoistedLocal(V, "data",
+                          Ctx.getConstType(Data->getType().getNonReferenceType()),
+                          Data)
+           : nullptr;
+  if (!DataVD)
+    return bad("data pointer"), false;
+  DataPtrs[V] = DataVD;
   DataScope.push_back(V);
-  return new (Ctx) DeclStmt(DeclGroupRef(VD), Loc, Loc);
+  Out.push_back(new (Ctx) DeclStmt(DeclGroupRef(DataVD), Loc, Loc));
+  if (ByPointer || !SizeRead.count(V))
+    return true;
+  Expr *N = containerCall(Ref(), "size", {});
+  VarDecl *SizeVD =
+      N ? hoistedLocal(V, "size", Ctx.getConstType(Ctx.getSizeType()),
+                       convert(N, Ctx.getSizeType()))
+        : nullptr;
+  if (!SizeVD)
+    return bad("container size"), false;
+  Sizes[V] = SizeVD;
+  Out.push_back(new (Ctx) DeclStmt(DeclGroupRef(SizeVD), Loc, Loc));
+  return true;
 }
 
 Expr *Emitter::container(const Var *V) {
@@ -601,7 +625,12 @@ Expr *Emitter::expr(const ir::Expr &E) {
   case ExprKind::FuncRef:
     return functionRef(E.Callee, Loc);
   case ExprKind::Size: {
-    // A container variable, or one held by another or by an object.
+    // A container variable (its size read once where it stays put, see
+    // hoistData), or one held by another or by an object.
+    if (E.Ops[0]->K == ExprKind::VarRef && E.Ext == ir::Extent::Elements)
+      if (VarDecl *N = Sizes.lookup(E.Ops[0]->V))
+        return convert(S.BuildDeclRefExpr(N, N->getType(), VK_LValue, Loc),
+                       E.Ty);
     Expr *C = E.Ops[0]->K == ExprKind::VarRef ? container(E.Ops[0]->V)
                                                : expr(*E.Ops[0]);
     if (C && !C->getType()->isRecordType())
@@ -687,11 +716,11 @@ bool Emitter::appendStatements(const Block &B,
         First.LHS->K == ExprKind::VarRef &&
         Resizes.lookup(First.LHS->V) == 1 && stableStorage(First.LHS->V)) {
       Stmt *X = stmt(First);
-      Stmt *Hoisted = X ? hoistData(First.LHS->V) : nullptr;
-      if (!Hoisted)
+      if (!X)
         return false;
       Out.push_back(X);
-      Out.push_back(Hoisted);
+      if (!hoistData(First.LHS->V, Out))
+        return false;
       ++I;
       continue;
     }
@@ -733,8 +762,11 @@ Stmt *Emitter::compound(const Block &B) {
   size_t Hoisted = DataScope.size();
   bool OK = appendStatements(B, Stmts);
   // The block's data pointers go out of scope with it.
-  while (DataScope.size() > Hoisted)
-    DataPtrs.erase(DataScope.pop_back_val());
+  while (DataScope.size() > Hoisted) {
+    const Var *V = DataScope.pop_back_val();
+    DataPtrs.erase(V);
+    Sizes.erase(V);
+  }
   if (!OK)
     return nullptr;
   return CompoundStmt::Create(S.getASTContext(), Stmts, FPOptionsOverride(),
@@ -1057,6 +1089,8 @@ bool Emitter::emit(EmitRequest &R) {
   Failed = false;
   Decls.clear();
   DataPtrs.clear();
+  Sizes.clear();
+  SizeRead.clear();
   DataScope.clear();
   Resizes.clear();
   Names.clear();
@@ -1092,6 +1126,8 @@ bool Emitter::emit(EmitRequest &R) {
                      ? V->Origin->getName()
                      : llvm::StringRef(V->Name));
   forEachExpr(R.Body, [&](const ir::Expr &E) {
+    if (E.K == ExprKind::Size && E.Ops[0]->K == ExprKind::VarRef)
+      SizeRead.insert(E.Ops[0]->V);
     if (E.K == ExprKind::Call && E.Callee)
       if (const IdentifierInfo *II = E.Callee->getIdentifier())
         Names.insert(II->getName());
@@ -1107,12 +1143,8 @@ bool Emitter::emit(EmitRequest &R) {
   }
   // Containers passed in whose size the body never changes.
   for (Var *V : R.Params)
-    if (!Resizes.count(V) && stableStorage(V)) {
-      Stmt *Hoisted = hoistData(V);
-      if (!Hoisted)
-        return false;
-      Stmts.push_back(Hoisted);
-    }
+    if (!Resizes.count(V) && stableStorage(V) && !hoistData(V, Stmts))
+      return false;
   if (!appendStatements(R.Body, Stmts))
     return false;
   Target->setBody(CompoundStmt::Create(S.getASTContext(), Stmts,

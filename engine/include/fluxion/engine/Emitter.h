@@ -13,6 +13,7 @@
 #include "fluxion/engine/IR.h"
 
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/StringSet.h"
 
 namespace clang {
@@ -68,9 +69,13 @@ private:
   /// `x.data()` at every access, the compiler reloads it after each tape
   /// push, whose stored `double *` may be the container's own.
   bool stableStorage(const ir::Var *V) const;
-  /// `T *const x_data = x.data();` (null: not hoisted); uses of V emitted
-  /// after it read the local until the enclosing block ends.
-  clang::Stmt *hoistData(ir::Var *V);
+  /// `T *const x_data = x.data();`, and `const std::size_t x_size =
+  /// x.size();` when the body asks for the size, appended to Out; uses of
+  /// V emitted after them read the locals until the enclosing block ends.
+  bool hoistData(ir::Var *V, llvm::SmallVectorImpl<clang::Stmt *> &Out);
+  /// A hoisted local of type T named after V.
+  clang::VarDecl *hoistedLocal(const ir::Var *V, llvm::StringRef Suffix,
+                               clang::QualType T, clang::Expr *Init);
   clang::Stmt *stmt(const ir::Stmt &St);
   clang::Stmt *compound(const ir::Block &B);
   bool appendStatements(const ir::Block &B,
@@ -93,6 +98,9 @@ private:
   /// Hoisted data pointers (hoistData), in scope now, and the order they
   /// came in (blocks drop theirs when they end).
   llvm::DenseMap<const ir::Var *, clang::VarDecl *> DataPtrs;
+  llvm::DenseMap<const ir::Var *, clang::VarDecl *> Sizes;
+  /// Containers whose size the body reads (Size nodes).
+  llvm::DenseSet<const ir::Var *> SizeRead;
   llvm::SmallVector<const ir::Var *, 8> DataScope;
   /// How many times each container is sized (Resize statements).
   llvm::DenseMap<const ir::Var *, unsigned> Resizes;
