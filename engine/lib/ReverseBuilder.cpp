@@ -790,8 +790,11 @@ bool ReverseBuilder::loop(const ir::Stmt &S, Sweeps &Out) {
     return OK;
   }
   auto CL = Counted.find(&S);
-  if (CL != Counted.end())
-    return countedForSweeps(S, CL->second, Out);
+  if (CL != Counted.end()) {
+    // A copy: the body's loops add to Counted, which may move its entries.
+    CountedFor Copy = CL->second;
+    return countedForSweeps(S, Copy, Out);
+  }
   Sweeps Body;
   ++LoopDepth;
   LoopStack.push_back(&S);
