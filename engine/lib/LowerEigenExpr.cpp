@@ -224,6 +224,14 @@ FunctionLowering::eigenVariableTerm(ExprP Storage, const EigenShape &Shape,
 
 std::unique_ptr<EigenTerm>
 FunctionLowering::lowerEigenTerm(const clang::Expr *E, ir::Block &Pre) {
+  std::unique_ptr<EigenTerm> T = lowerEigenTermOf(E, Pre);
+  if (T && T->Plain.isNull())
+    T->Plain = plainObjectType(Ctx, bare(E)->getType());
+  return T;
+}
+
+std::unique_ptr<EigenTerm>
+FunctionLowering::lowerEigenTermOf(const clang::Expr *E, ir::Block &Pre) {
   E = bare(E);
   SourceLocation Loc = E->getExprLoc();
   auto Term = std::make_unique<EigenTerm>();

@@ -239,6 +239,18 @@ bool FunctionLowering::assignEigenTerm(ExprP Dst, BinaryOperatorKind Op,
                       Pre, Loc))
       return false;
   }
+  // A dynamic-size product into the whole variable is one call of
+  // Eigen's kernels; other products are evaluated by calls into new
+  // locals (LowerEigenProduct.cpp).
+  if (!View) {
+    bool Handled = false;
+    if (!assignProduct(DstRef, Shape, Op, *R, Pre, Loc, Handled))
+      return false;
+    if (Handled)
+      return true;
+  }
+  if (!evaluateProducts(*R, Pre))
+    return false;
   QualType Elem = V->Type->getPointeeType();
   QualType IndexTy = Ctx.getPointerDiffType();
   // The destination's element at coefficient (I, J) of the right side's
@@ -470,6 +482,9 @@ bool FunctionLowering::lowerEigenExpressionCall(const CallExpr *E,
           << "reduce it (sum(), dot(), squaredNorm()) or read a coefficient";
       return true;
     }
+    // `x.transpose() * A * y`: A * y by Eigen's kernels.
+    if (!evaluateProducts(*T, Pre))
+      return true;
     ExprP Zero = ir::intConst(Ctx.getPointerDiffType(), 0);
     if (ExprP C = eigenCoefficient(*T, Zero, Zero, Pre))
       Out = materialize(ir::cast(E->getType().getUnqualifiedType(), C), Pre,
@@ -519,6 +534,11 @@ bool FunctionLowering::lowerEigenExpressionCall(const CallExpr *E,
     return true;
   std::unique_ptr<EigenTerm> Other;
   if (MC->getNumArgs() == 1 && !(Other = lowerEigenTerm(MC->getArg(0), Pre)))
+    return true;
+  // Products reduced whole are evaluated by Eigen's kernels first (a
+  // trace reads only the diagonal: loops).
+  if (Name != "trace" && (!evaluateProducts(*T, Pre) ||
+                          (Other && !evaluateProducts(*Other, Pre))))
     return true;
   Out = reduceEigen(Name, *T, Other.get(), Pre, Loc);
   if (Out)

@@ -105,6 +105,121 @@ template <class M> typename M::Scalar determinant(const M &A) {
 }
 
 namespace eigen_detail {
+/// An operand of eigen_product: Rows x Cols coefficients stored column by
+/// column, Ld apart (a matrix, a block of one, a vector, a row of a
+/// column-major matrix with Ld its rows).
+template <class T>
+using Strided =
+    Eigen::Map<const Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic>, 0,
+               Eigen::OuterStride<>>;
+template <class T>
+using StridedOut = Eigen::Map<Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic>,
+                              0, Eigen::OuterStride<>>;
+
+template <class C, class X, class Y>
+void assignProduct(C &&c, const X &x, const Y &y, int Mode) {
+  if (Mode == 0)
+    c.noalias() = x * y;
+  else if (Mode > 0)
+    c.noalias() += x * y;
+  else
+    c.noalias() -= x * y;
+}
+
+/// C = X * Y (Mode 0), C += X * Y (1) or C -= X * Y (-1), by Eigen's
+/// kernels; no operand aliases C. The extents are known at run time only:
+/// an outer product, a matrix-vector or vector-matrix product is given to
+/// Eigen as one, so that it takes its kernel for that shape.
+template <class C, class X, class Y>
+void accumulate(C &&c, const X &x, const Y &y, int Mode) {
+  if (x.cols() == 1 && c.size() > 1)
+    assignProduct(c, x.col(0), y.row(0), Mode);
+  else if (c.cols() == 1)
+    assignProduct(c.col(0), x, y.col(0), Mode);
+  else if (c.rows() == 1)
+    assignProduct(c.row(0), x.row(0), y, Mode);
+  else
+    assignProduct(c, x, y, Mode);
+}
+
+/// Calls F(op(A), op(B)) with op a transpose where AT / BT say so.
+template <class T, class Fn>
+void withOperands(const Strided<T> &A, bool AT, const Strided<T> &B, bool BT,
+                  Fn &&F) {
+  if (!AT && !BT)
+    F(A, B);
+  else if (!AT)
+    F(A, B.transpose());
+  else if (!BT)
+    F(A.transpose(), B);
+  else
+    F(A.transpose(), B.transpose());
+}
+
+/// The same for small extents, as plain loops over the coefficients (what
+/// Eigen's kernels would spend setting up costs more there): C (M x N, Ldc)
+/// op= op(A) op(B), the K terms of each coefficient contiguous in A where
+/// op(A) is a transpose, else each column of A added to C's.
+template <class T>
+void smallProduct(const T *A, Eigen::Index Lda, bool AT, const T *B,
+                  Eigen::Index Ldb, bool BT, T *C, Eigen::Index Ldc,
+                  Eigen::Index M, Eigen::Index N, Eigen::Index K, int Mode) {
+  T Sign = Mode < 0 ? T(-1) : T(1);
+  for (Eigen::Index j = 0; j < N; ++j) {
+    T *c = C + j * Ldc;
+    if (Mode == 0)
+      for (Eigen::Index i = 0; i < M; ++i)
+        c[i] = T(0);
+    // op(B)(k, j)
+    auto b = [&](Eigen::Index k) {
+      return BT ? B[j + k * Ldb] : B[k + j * Ldb];
+    };
+    if (!AT) {
+      for (Eigen::Index k = 0; k < K; ++k) {
+        const T *a = A + k * Lda;
+        T bk = Sign * b(k);
+        for (Eigen::Index i = 0; i < M; ++i)
+          c[i] += a[i] * bk;
+      }
+      continue;
+    }
+    for (Eigen::Index i = 0; i < M; ++i) {
+      const T *a = A + i * Lda;
+      T Sum = T(0);
+      for (Eigen::Index k = 0; k < K; ++k)
+        Sum += a[k] * b(k);
+      c[i] += Sign * Sum;
+    }
+  }
+}
+} // namespace eigen_detail
+
+/// C op= op(A) op(B), the matrix product inside differentiated code: A is
+/// a_rows x a_cols, stored column by column a_ld apart, and op(A) is its
+/// transpose when a_t (a row-major matrix is the transpose of a
+/// column-major one); the same for B; C is stored column by column c_ld
+/// apart. Mode: 0 for =, 1 for +=, -1 for -=. Its derivatives
+/// (fluxion::custom::eigen_product_vjp, _jvp) are products again.
+template <class T>
+void eigen_product(const T *A, Eigen::Index a_rows, Eigen::Index a_cols,
+                   Eigen::Index a_ld, bool a_t, const T *B,
+                   Eigen::Index b_rows, Eigen::Index b_cols, Eigen::Index b_ld,
+                   bool b_t, T *C, Eigen::Index c_ld, int mode) {
+  using namespace eigen_detail;
+  Eigen::Index M = a_t ? a_cols : a_rows, K = a_t ? a_rows : a_cols,
+               N = b_t ? b_rows : b_cols;
+  if (M + N + K < 20) {
+    smallProduct(A, a_ld, a_t, B, b_ld, b_t, C, c_ld, M, N, K, mode);
+    return;
+  }
+  Strided<T> a(A, a_rows, a_cols, Eigen::OuterStride<>(a_ld));
+  Strided<T> b(B, b_rows, b_cols, Eigen::OuterStride<>(b_ld));
+  StridedOut<T> c(C, M, N, Eigen::OuterStride<>(c_ld));
+  withOperands(a, a_t, b, b_t,
+               [&](const auto &x, const auto &y) { accumulate(c, x, y, mode); });
+}
+
+namespace eigen_detail {
 /// The derivative of det(A) with respect to A: the cofactor matrix,
 /// written out up to 3x3 (exact for a singular A too), det(A) A^-T above.
 template <class M> Plain<M> cofactors(const M &A) {
@@ -201,6 +316,67 @@ template <class M, class X>
 void inverse_jvp(const M &A, X &x, const M *t_A, X *t_x) {
   x = A.inverse();
   *t_x = -(x * *t_A * x);
+}
+
+// C op= s op(A) op(B) with s = -1 for -=, else 1. Reverse:
+//   op(A)_bar += s C_bar op(B)^T,  op(B)_bar += s op(A)^T C_bar,
+// and C_bar is spent when C was overwritten (mode 0). A null adjoint is an
+// operand without one.
+template <class T>
+void eigen_product_vjp(const T *A, Eigen::Index a_rows, Eigen::Index a_cols,
+                       Eigen::Index a_ld, bool a_t, const T *B,
+                       Eigen::Index b_rows, Eigen::Index b_cols,
+                       Eigen::Index b_ld, bool b_t, T * /*C, not read*/,
+                       Eigen::Index c_ld, int mode, T *d_A, T *d_B, T *d_C) {
+  if (!d_C)
+    return;
+  Eigen::Index m = a_t ? a_cols : a_rows, n = b_t ? b_rows : b_cols;
+  int add = mode < 0 ? -1 : 1;
+  // A_bar is op(A)_bar, or its transpose s op(B) C_bar^T when a_t.
+  if (d_A && !a_t)
+    fluxion::eigen_product<T>(d_C, m, n, c_ld, false, B, b_rows, b_cols, b_ld,
+                              !b_t, d_A, a_ld, add);
+  else if (d_A)
+    fluxion::eigen_product<T>(B, b_rows, b_cols, b_ld, b_t, d_C, m, n, c_ld,
+                              true, d_A, a_ld, add);
+  // B_bar is op(B)_bar, or its transpose s C_bar^T op(A) when b_t.
+  if (d_B && !b_t)
+    fluxion::eigen_product<T>(A, a_rows, a_cols, a_ld, !a_t, d_C, m, n, c_ld,
+                              false, d_B, b_ld, add);
+  else if (d_B)
+    fluxion::eigen_product<T>(d_C, m, n, c_ld, true, A, a_rows, a_cols, a_ld,
+                              a_t, d_B, b_ld, add);
+  if (mode == 0) // C was written, not read
+    eigen_detail::StridedOut<T>(d_C, m, n, Eigen::OuterStride<>(c_ld))
+        .setZero();
+}
+// Forward: op(C)_dot op= op(A)_dot op(B) + op(A) op(B)_dot, before C is
+// computed; a null tangent is an operand without one.
+template <class T>
+void eigen_product_jvp(const T *A, Eigen::Index a_rows, Eigen::Index a_cols,
+                       Eigen::Index a_ld, bool a_t, const T *B,
+                       Eigen::Index b_rows, Eigen::Index b_cols,
+                       Eigen::Index b_ld, bool b_t, T *C, Eigen::Index c_ld,
+                       int mode, const T *t_A, const T *t_B, T *t_C) {
+  (void)C;
+  if (!t_C)
+    return;
+  if (mode == 0 && !t_A && !t_B) {
+    eigen_detail::StridedOut<T>(t_C, a_t ? a_cols : a_rows,
+                                b_t ? b_rows : b_cols,
+                                Eigen::OuterStride<>(c_ld))
+        .setZero();
+    return;
+  }
+  if (t_A) {
+    fluxion::eigen_product(t_A, a_rows, a_cols, a_ld, a_t, B, b_rows, b_cols,
+                           b_ld, b_t, t_C, c_ld, mode);
+    if (mode == 0)
+      mode = 1; // the second term adds to the first
+  }
+  if (t_B)
+    fluxion::eigen_product(A, a_rows, a_cols, a_ld, a_t, t_B, b_rows, b_cols,
+                           b_ld, b_t, t_C, c_ld, mode);
 }
 
 // d det(A) / dA = the cofactor matrix of A.
