@@ -168,31 +168,102 @@ prod::RowMatrix rowMatrix(int r, int c, double s) {
   return prod::RowMatrix(matrix(r, c, s));
 }
 
+// The runtime's product and its rules on their own, for every
+// combination of transposes and modes, at extents that take plain loops
+// and at extents that take Eigen's kernels (matrix, matrix-vector,
+// vector-matrix and outer products): the value against Eigen's, the
+// tangent against Eigen's, the adjoints by the dot-product test.
+TEST(EigenProducts, RuntimeRules) {
+  struct Shape {
+    int M, N, K;
+  };
+  for (Shape S : {Shape{3, 2, 4}, Shape{17, 13, 11}, Shape{23, 1, 19},
+                  Shape{1, 21, 18}, Shape{24, 22, 1}})
+    for (int Bits = 0; Bits < 4; ++Bits)
+      for (int Mode = -1; Mode <= 1; ++Mode) {
+        bool AT = Bits & 1, BT = Bits & 2;
+        // op(A) is M x K, op(B) K x N; the stored A and B are their
+        // transposes where AT, BT; A sits in a taller matrix (ld 2 more).
+        int AR = AT ? S.K : S.M, AC = AT ? S.M : S.K;
+        int BR = BT ? S.N : S.K, BC = BT ? S.K : S.N;
+        MatrixXd Abig = matrix(AR + 2, AC, 0.3 + Bits), B = matrix(BR, BC, 1.1);
+        MatrixXd C0 = matrix(S.M, S.N, 2.0), C = C0;
+        MatrixXd OpB = BT ? MatrixXd(B.transpose()) : B;
+        fluxion::eigen_product<double>(Abig.data() + 1, AR, AC, AR + 2, AT,
+                                       B.data(), BR, BC, BR, BT, C.data(),
+                                       S.M, Mode);
+        // A's rows start at 1 in Abig.
+        MatrixXd Aread = Abig.block(1, 0, AR, AC);
+        MatrixXd OpAr = AT ? MatrixXd(Aread.transpose()) : Aread;
+        MatrixXd Want = Mode == 0 ? MatrixXd(OpAr * OpB)
+                        : Mode > 0 ? MatrixXd(C0 + OpAr * OpB)
+                                   : MatrixXd(C0 - OpAr * OpB);
+        EXPECT_LT((C - Want).norm(), 1e-12 * (1 + Want.norm()))
+            << S.M << "x" << S.N << "x" << S.K << " " << Bits << " " << Mode;
+        // Tangents and adjoints over the same storage.
+        MatrixXd tAbig = matrix(AR + 2, AC, -0.7), tB = matrix(BR, BC, 0.45);
+        MatrixXd tC = matrix(S.M, S.N, 3.3), tC0 = tC;
+        fluxion::custom::eigen_product_jvp<double>(
+            Abig.data() + 1, AR, AC, AR + 2, AT, B.data(), BR, BC, BR, BT,
+            C.data(), S.M, Mode, tAbig.data() + 1, tB.data(), tC.data());
+        MatrixXd tAread = tAbig.block(1, 0, AR, AC);
+        MatrixXd tOpA = AT ? MatrixXd(tAread.transpose()) : tAread;
+        MatrixXd tOpB = BT ? MatrixXd(tB.transpose()) : tB;
+        MatrixXd dProd = tOpA * OpB + OpAr * tOpB;
+        MatrixXd tWant = Mode == 0 ? dProd
+                         : Mode > 0 ? MatrixXd(tC0 + dProd)
+                                    : MatrixXd(tC0 - dProd);
+        EXPECT_LT((tC - tWant).norm(), 1e-12 * (1 + tWant.norm()));
+        MatrixXd dAbig = MatrixXd::Zero(AR + 2, AC), dB = MatrixXd::Zero(BR, BC);
+        MatrixXd Seed = matrix(S.M, S.N, -1.9), dC = Seed;
+        fluxion::custom::eigen_product_vjp<double>(
+            Abig.data() + 1, AR, AC, AR + 2, AT, B.data(), BR, BC, BR, BT,
+            nullptr, S.M, Mode, dAbig.data() + 1, dB.data(), dC.data());
+        double Sign = Mode < 0 ? -1 : 1;
+        double Lhs = Sign * (Seed.array() * dProd.array()).sum();
+        double Rhs = (dAbig.block(1, 0, AR, AC).array() * tAread.array()).sum() +
+                     (dB.array() * tB.array()).sum();
+        EXPECT_NEAR(Lhs, Rhs, 1e-11 * (1 + std::abs(Lhs)));
+        EXPECT_EQ(dAbig.row(0).norm() + dAbig.row(AR + 1).norm(), 0)
+            << "rows outside A's block";
+        if (Mode == 0)
+          EXPECT_EQ(dC.norm(), 0) << "C's adjoint is spent";
+        else
+          EXPECT_EQ(dC, Seed) << "C's adjoint passes through";
+      }
+}
+
 TEST(EigenProducts, Forms) {
-  MatrixXd A = 0.5 * matrix(4, 3, 0.2), B = 0.5 * matrix(3, 5, 1.1);
-  prod::RowMatrix R = rowMatrix(5, 3, 0.7);
-  VectorXd x = vec(3, 0.4), y = vec(4, 1.9);
-  auto G = fluxion::check_gradient(prod::forms, prod::forms_grad, A, B, R, x,
-                                   y);
-  EXPECT_TRUE(G.ok()) << G;
-  auto J = fluxion::check_jvp(prod::forms, prod::forms_jvp, A, B, R, x, y);
-  EXPECT_TRUE(J.ok()) << J;
-  auto H = fluxion::check_hvp(prod::forms, prod::forms_hvp, A, B, R, x, y);
-  EXPECT_TRUE(H.ok()) << H;
-  // Forward against reverse.
-  MatrixXd dA = MatrixXd::Zero(4, 3), dB = MatrixXd::Zero(3, 5);
-  prod::RowMatrix dR = prod::RowMatrix::Zero(5, 3);
-  VectorXd dx = VectorXd::Zero(3), dy = VectorXd::Zero(4);
-  double V = prod::forms_grad(A, B, R, x, y, &dA, &dB, &dR, &dx, &dy);
-  EXPECT_DOUBLE_EQ(V, prod::forms(A, B, R, x, y));
-  MatrixXd tA = matrix(4, 3, 2.3), tB = matrix(3, 5, -0.6);
-  prod::RowMatrix tR = rowMatrix(5, 3, 0.1);
-  VectorXd tx = vec(3, 0.9), ty = vec(4, -1.4);
-  double T = prod::forms_jvp(A, B, R, x, y, &tA, &tB, &tR, &tx, &ty);
-  double Dot = (dA.array() * tA.array()).sum() +
-               (dB.array() * tB.array()).sum() +
-               (dR.array() * tR.array()).sum() + dx.dot(tx) + dy.dot(ty);
-  EXPECT_NEAR(T, Dot, 1e-10 * (1 + std::abs(Dot)));
+  // Small extents (plain loops in the runtime) and larger ones (Eigen's
+  // kernels).
+  for (int Scale : {1, 3}) {
+    int M = 4 * Scale, K = 3 * Scale, N = 5 * Scale;
+    MatrixXd A = (0.5 / Scale) * matrix(M, K, 0.2),
+             B = (0.5 / Scale) * matrix(K, N, 1.1);
+    prod::RowMatrix R = rowMatrix(N, K, 0.7) / Scale;
+    VectorXd x = vec(K, 0.4), y = vec(M, 1.9) / Scale;
+    auto G = fluxion::check_gradient(prod::forms, prod::forms_grad, A, B, R,
+                                     x, y);
+    EXPECT_TRUE(G.ok()) << G;
+    auto J = fluxion::check_jvp(prod::forms, prod::forms_jvp, A, B, R, x, y);
+    EXPECT_TRUE(J.ok()) << J;
+    auto H = fluxion::check_hvp(prod::forms, prod::forms_hvp, A, B, R, x, y);
+    EXPECT_TRUE(H.ok()) << H;
+    // Forward against reverse.
+    MatrixXd dA = MatrixXd::Zero(M, K), dB = MatrixXd::Zero(K, N);
+    prod::RowMatrix dR = prod::RowMatrix::Zero(N, K);
+    VectorXd dx = VectorXd::Zero(K), dy = VectorXd::Zero(M);
+    double V = prod::forms_grad(A, B, R, x, y, &dA, &dB, &dR, &dx, &dy);
+    EXPECT_NEAR(V, prod::forms(A, B, R, x, y), 1e-12 * (1 + std::abs(V)));
+    MatrixXd tA = matrix(M, K, 2.3), tB = matrix(K, N, -0.6);
+    prod::RowMatrix tR = rowMatrix(N, K, 0.1);
+    VectorXd tx = vec(K, 0.9), ty = vec(M, -1.4);
+    double T = prod::forms_jvp(A, B, R, x, y, &tA, &tB, &tR, &tx, &ty);
+    double Dot = (dA.array() * tA.array()).sum() +
+                 (dB.array() * tB.array()).sum() +
+                 (dR.array() * tR.array()).sum() + dx.dot(tx) + dy.dot(ty);
+    EXPECT_NEAR(T, Dot, 1e-10 * (1 + std::abs(Dot)));
+  }
 }
 
 TEST(EigenProducts, ViewsAsFactors) {
