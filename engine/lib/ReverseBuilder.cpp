@@ -659,16 +659,20 @@ bool ReverseBuilder::callSite(const ir::Stmt &S, Sweeps &Out) {
     Rev.push_back(eval(call(D->Forward, C.Ops, C.Ty, C.Loc), C.Loc));
   }
   llvm::SmallVector<ExprP, 8> Args(C.Ops.begin(), C.Ops.end());
-  // A custom rule leaves unnamed an output it does not read (the product
-  // eigen_product_vjp does not read C): it gets a null pointer, so that the
-  // reverse sweep does not keep the output's values for it.
-  if (D->Forward == C.Callee)
+  // A rule leaves unnamed a parameter it does not read (tanh_bwd's x, the
+  // product C eigen_product_vjp writes): it gets a zero, so that the
+  // reverse sweep keeps no values for it.
+  if (!Oracle.isGenerated(D->Reverse))
     for (unsigned I = 0; I < Args.size() && I < D->Reverse->getNumParams();
-         ++I)
-      if (Args[I]->Ty->isPointerType() &&
-          !Args[I]->Ty->getPointeeType().isConstQualified() &&
-          !D->Reverse->getParamDecl(I)->getIdentifier())
-        Args[I] = intConst(Args[I]->Ty, 0);
+         ++I) {
+      QualType T = Args[I]->Ty;
+      if (D->Reverse->getParamDecl(I)->getIdentifier())
+        continue;
+      if (T->isRealFloatingType())
+        Args[I] = floatConst(T, 0);
+      else if (T->isPointerType() || T->isIntegerType())
+        Args[I] = intConst(T, 0);
+    }
   if (Residual)
     Args.push_back(ref(Residual));
   if (hasSeed(C.Callee)) {
