@@ -31,6 +31,8 @@
 #include <Eigen/LU>
 #include <Eigen/QR>
 
+#include <type_traits>
+
 namespace fluxion {
 
 namespace eigen_detail {
@@ -142,29 +144,28 @@ void accumulate(C &&c, const X &x, const Y &y, int Mode) {
     assignProduct(c, x, y, Mode);
 }
 
-/// Calls F(op(A), op(B)) with op a transpose where AT / BT say so.
-template <class T, class Fn>
-void withOperands(const Strided<T> &A, bool AT, const Strided<T> &B, bool BT,
-                  Fn &&F) {
-  if (!AT && !BT)
-    F(A, B);
-  else if (!AT)
-    F(A, B.transpose());
-  else if (!BT)
-    F(A.transpose(), B);
+/// op(X): X, or its transpose when Tr.
+template <bool Tr, class X> decltype(auto) op(const X &x) {
+  if constexpr (Tr)
+    return x.transpose();
   else
-    F(A.transpose(), B.transpose());
+    return (x);
 }
 
-/// The same for small extents, as plain loops over the coefficients (what
-/// Eigen's kernels would spend setting up costs more there): C (M x N, Ldc)
-/// op= op(A) op(B), the K terms of each coefficient contiguous in A where
-/// op(A) is a transpose, else each column of A added to C's.
-template <class T>
-void smallProduct(const T *A, Eigen::Index Lda, bool AT, const T *B,
-                  Eigen::Index Ldb, bool BT, T *C, Eigen::Index Ldc,
-                  Eigen::Index M, Eigen::Index N, Eigen::Index K, int Mode) {
-  T Sign = Mode < 0 ? T(-1) : T(1);
+/// Products with M + N + K below this take plain loops (smallProduct):
+/// Eigen's kernels spend more setting up than they save there (Eigen's own
+/// EIGEN_GEMM_TO_COEFFBASED_THRESHOLD).
+constexpr Eigen::Index SmallProduct = 20;
+
+/// C (M x N, Ldc apart) op= op(A) op(B) for small extents, as plain loops:
+/// each column of op(A) added to C's, or, where op(A) is a transpose, the K
+/// terms of each coefficient read contiguously.
+template <bool AT, bool BT, class T>
+inline void smallProduct(const T *A, Eigen::Index Lda, const T *B,
+                         Eigen::Index Ldb, T *C, Eigen::Index Ldc,
+                         Eigen::Index M, Eigen::Index N, Eigen::Index K,
+                         int Mode) {
+  const T Sign = Mode < 0 ? T(-1) : T(1);
   for (Eigen::Index j = 0; j < N; ++j) {
     T *c = C + j * Ldc;
     if (Mode == 0)
@@ -174,23 +175,69 @@ void smallProduct(const T *A, Eigen::Index Lda, bool AT, const T *B,
     auto b = [&](Eigen::Index k) {
       return BT ? B[j + k * Ldb] : B[k + j * Ldb];
     };
-    if (!AT) {
+    if constexpr (!AT) {
       for (Eigen::Index k = 0; k < K; ++k) {
         const T *a = A + k * Lda;
-        T bk = Sign * b(k);
+        const T bk = Sign * b(k);
         for (Eigen::Index i = 0; i < M; ++i)
           c[i] += a[i] * bk;
       }
-      continue;
-    }
-    for (Eigen::Index i = 0; i < M; ++i) {
-      const T *a = A + i * Lda;
-      T Sum = T(0);
-      for (Eigen::Index k = 0; k < K; ++k)
-        Sum += a[k] * b(k);
-      c[i] += Sign * Sum;
+    } else {
+      for (Eigen::Index i = 0; i < M; ++i) {
+        const T *a = A + i * Lda;
+        T Sum = T(0);
+        for (Eigen::Index k = 0; k < K; ++k)
+          Sum += a[k] * b(k);
+        c[i] += Sign * Sum;
+      }
     }
   }
+}
+
+/// The same by Eigen's kernels, out of line.
+template <bool AT, bool BT, class T>
+[[gnu::noinline]] void
+kernelProduct(const T *A, Eigen::Index a_rows, Eigen::Index a_cols,
+              Eigen::Index a_ld, const T *B, Eigen::Index b_rows,
+              Eigen::Index b_cols, Eigen::Index b_ld, T *C, Eigen::Index c_ld,
+              int Mode) {
+  Strided<T> a(A, a_rows, a_cols, Eigen::OuterStride<>(a_ld));
+  Strided<T> b(B, b_rows, b_cols, Eigen::OuterStride<>(b_ld));
+  StridedOut<T> c(C, AT ? a_cols : a_rows, BT ? b_rows : b_cols,
+                  Eigen::OuterStride<>(c_ld));
+  accumulate(c, op<AT>(a), op<BT>(b), Mode);
+}
+
+/// eigen_product with the transposes known.
+template <bool AT, bool BT, class T>
+inline void product(const T *A, Eigen::Index a_rows, Eigen::Index a_cols,
+                    Eigen::Index a_ld, const T *B, Eigen::Index b_rows,
+                    Eigen::Index b_cols, Eigen::Index b_ld, T *C,
+                    Eigen::Index c_ld, int Mode) {
+  Eigen::Index M = AT ? a_cols : a_rows, K = AT ? a_rows : a_cols,
+               N = BT ? b_rows : b_cols;
+  // An outer product (K = 1) is a column update per column: plain loops,
+  // which the compiler vectorises, do better than Eigen's generic kernel
+  // whose extents are known at run time only.
+  if (M + N + K < SmallProduct || (K == 1 && !AT))
+    smallProduct<AT, BT>(A, a_ld, B, b_ld, C, c_ld, M, N, K, Mode);
+  else
+    kernelProduct<AT, BT>(A, a_rows, a_cols, a_ld, B, b_rows, b_cols, b_ld,
+                          C, c_ld, Mode);
+}
+
+/// Calls F(AT, BT) with the run-time transposes as std::bool_constant.
+template <class Fn> inline void withTransposes(bool AT, bool BT, Fn &&F) {
+  using Y = std::true_type;
+  using N = std::false_type;
+  if (!AT && !BT)
+    F(N(), N());
+  else if (!AT)
+    F(N(), Y());
+  else if (!BT)
+    F(Y(), N());
+  else
+    F(Y(), Y());
 }
 } // namespace eigen_detail
 
@@ -201,22 +248,15 @@ void smallProduct(const T *A, Eigen::Index Lda, bool AT, const T *B,
 /// apart. Mode: 0 for =, 1 for +=, -1 for -=. Its derivatives
 /// (fluxion::custom::eigen_product_vjp, _jvp) are products again.
 template <class T>
-void eigen_product(const T *A, Eigen::Index a_rows, Eigen::Index a_cols,
-                   Eigen::Index a_ld, bool a_t, const T *B,
-                   Eigen::Index b_rows, Eigen::Index b_cols, Eigen::Index b_ld,
-                   bool b_t, T *C, Eigen::Index c_ld, int mode) {
-  using namespace eigen_detail;
-  Eigen::Index M = a_t ? a_cols : a_rows, K = a_t ? a_rows : a_cols,
-               N = b_t ? b_rows : b_cols;
-  if (M + N + K < 20) {
-    smallProduct(A, a_ld, a_t, B, b_ld, b_t, C, c_ld, M, N, K, mode);
-    return;
-  }
-  Strided<T> a(A, a_rows, a_cols, Eigen::OuterStride<>(a_ld));
-  Strided<T> b(B, b_rows, b_cols, Eigen::OuterStride<>(b_ld));
-  StridedOut<T> c(C, M, N, Eigen::OuterStride<>(c_ld));
-  withOperands(a, a_t, b, b_t,
-               [&](const auto &x, const auto &y) { accumulate(c, x, y, mode); });
+inline void eigen_product(const T *A, Eigen::Index a_rows,
+                          Eigen::Index a_cols, Eigen::Index a_ld, bool a_t,
+                          const T *B, Eigen::Index b_rows, Eigen::Index b_cols,
+                          Eigen::Index b_ld, bool b_t, T *C, Eigen::Index c_ld,
+                          int mode) {
+  eigen_detail::withTransposes(a_t, b_t, [&](auto AT, auto BT) {
+    eigen_detail::product<decltype(AT)::value, decltype(BT)::value>(
+        A, a_rows, a_cols, a_ld, B, b_rows, b_cols, b_ld, C, c_ld, mode);
+  });
 }
 
 namespace eigen_detail {
@@ -323,37 +363,43 @@ void inverse_jvp(const M &A, X &x, const M *t_A, X *t_x) {
 // and C_bar is spent when C was overwritten (mode 0). A null adjoint is an
 // operand without one.
 template <class T>
-void eigen_product_vjp(const T *A, Eigen::Index a_rows, Eigen::Index a_cols,
-                       Eigen::Index a_ld, bool a_t, const T *B,
-                       Eigen::Index b_rows, Eigen::Index b_cols,
-                       Eigen::Index b_ld, bool b_t, T * /*C, not read*/,
-                       Eigen::Index c_ld, int mode, T *d_A, T *d_B, T *d_C) {
+inline void eigen_product_vjp(const T *A, Eigen::Index a_rows,
+                              Eigen::Index a_cols, Eigen::Index a_ld, bool a_t,
+                              const T *B, Eigen::Index b_rows,
+                              Eigen::Index b_cols, Eigen::Index b_ld, bool b_t,
+                              T * /*C, not read*/, Eigen::Index c_ld, int mode,
+                              T *d_A, T *d_B, T *d_C) {
+  using eigen_detail::product;
   if (!d_C)
     return;
   Eigen::Index m = a_t ? a_cols : a_rows, n = b_t ? b_rows : b_cols;
   int add = mode < 0 ? -1 : 1;
-  // A_bar is op(A)_bar, or its transpose s op(B) C_bar^T when a_t.
-  if (d_A && !a_t)
-    fluxion::eigen_product<T>(d_C, m, n, c_ld, false, B, b_rows, b_cols, b_ld,
-                              !b_t, d_A, a_ld, add);
-  else if (d_A)
-    fluxion::eigen_product<T>(B, b_rows, b_cols, b_ld, b_t, d_C, m, n, c_ld,
-                              true, d_A, a_ld, add);
-  // B_bar is op(B)_bar, or its transpose s C_bar^T op(A) when b_t.
-  if (d_B && !b_t)
-    fluxion::eigen_product<T>(A, a_rows, a_cols, a_ld, !a_t, d_C, m, n, c_ld,
-                              false, d_B, b_ld, add);
-  else if (d_B)
-    fluxion::eigen_product<T>(d_C, m, n, c_ld, true, A, a_rows, a_cols, a_ld,
-                              a_t, d_B, b_ld, add);
+  eigen_detail::withTransposes(a_t, b_t, [&](auto AT_, auto BT_) {
+    constexpr bool AT = decltype(AT_)::value, BT = decltype(BT_)::value;
+    // A_bar is op(A)_bar, or its transpose s op(B) C_bar^T when AT.
+    if (d_A && !AT)
+      product<false, !BT>(d_C, m, n, c_ld, B, b_rows, b_cols, b_ld, d_A, a_ld,
+                          add);
+    else if (d_A)
+      product<BT, true>(B, b_rows, b_cols, b_ld, d_C, m, n, c_ld, d_A, a_ld,
+                        add);
+    // B_bar is op(B)_bar, or its transpose s C_bar^T op(A) when BT.
+    if (d_B && !BT)
+      product<!AT, false>(A, a_rows, a_cols, a_ld, d_C, m, n, c_ld, d_B, b_ld,
+                          add);
+    else if (d_B)
+      product<true, AT>(d_C, m, n, c_ld, A, a_rows, a_cols, a_ld, d_B, b_ld,
+                        add);
+  });
   if (mode == 0) // C was written, not read
-    eigen_detail::StridedOut<T>(d_C, m, n, Eigen::OuterStride<>(c_ld))
-        .setZero();
+    for (Eigen::Index j = 0; j < n; ++j)
+      for (Eigen::Index i = 0; i < m; ++i)
+        d_C[i + j * c_ld] = T(0);
 }
 // Forward: op(C)_dot op= op(A)_dot op(B) + op(A) op(B)_dot, before C is
 // computed; a null tangent is an operand without one.
 template <class T>
-void eigen_product_jvp(const T *A, Eigen::Index a_rows, Eigen::Index a_cols,
+inline void eigen_product_jvp(const T *A, Eigen::Index a_rows, Eigen::Index a_cols,
                        Eigen::Index a_ld, bool a_t, const T *B,
                        Eigen::Index b_rows, Eigen::Index b_cols,
                        Eigen::Index b_ld, bool b_t, T *C, Eigen::Index c_ld,
