@@ -454,6 +454,19 @@ class Generator:
                  '%s.cwiseMax(%s).sum()' % (n, b.name),
                  '%s.cwiseMin(%s).dot(%s)' % (n, b.name, n),
                  '%s.normalized().dot(%s)' % (n, b.name)]
+        # Products of dynamic-size matrices (outer products of the vectors,
+        # then matrix-vector and vector-matrix products, transposed ones):
+        # run by Eigen's kernels through fluxion::eigen_product's rules.
+        # Scaled by the length so that their values stay of the size of
+        # the other atoms'.
+        m, L = b.name, a.length
+        forms += ['(%s * %s.transpose()).mean()' % (n, m),
+                  '(%s * %s.transpose() * %s).mean() / %d' % (n, m, n, L),
+                  '(%s.transpose() * (%s * %s.transpose())).mean() / %d'
+                  % (m, n, m, L),
+                  '((%s * %s.transpose()).transpose() * %s).dot(%s) / %d'
+                  % (n, m, n, m, L * L),
+                  '(%s.transpose() * %s).mean() / %d' % (n, m, L)]
         return self.erng.choice(forms), a.t
 
     def leaf(self, sc):
