@@ -233,6 +233,12 @@ FunctionLowering::lowerEigenTerm(const clang::Expr *E, ir::Block &Pre) {
 std::unique_ptr<EigenTerm>
 FunctionLowering::lowerEigenTermOf(const clang::Expr *E, ir::Block &Pre) {
   E = bare(E);
+  // A local holding an expression (LowerEigenAuto.cpp): that expression,
+  // its variables read here.
+  if (const auto *DR = dyn_cast<DeclRefExpr>(E))
+    if (auto It = EigenLocals.find(dyn_cast<VarDecl>(DR->getDecl()));
+        It != EigenLocals.end())
+      return cloneEigenTerm(*It->second);
   SourceLocation Loc = E->getExprLoc();
   auto Term = std::make_unique<EigenTerm>();
   Term->Loc = Loc;

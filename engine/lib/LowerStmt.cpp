@@ -48,6 +48,7 @@ std::unique_ptr<Function> FunctionLowering::lower(FunctionDecl *FD) {
   DeclaredSizes.clear();
   LoopDepth = 0;
   LoopEntry = nullptr;
+  EigenLocals.clear();
   Self = nullptr;
   Result = nullptr;
   // A view (FunctionViews.h): the body uses the parameters of the
@@ -508,6 +509,10 @@ bool FunctionLowering::lowerDecl(const DeclStmt *S, Block &Out) {
       continue;
     }
     QualType T = VD->getType();
+    if (isEigenExpressionLocal(VD)) {
+      OK &= lowerEigenExpressionLocal(VD, Out);
+      continue;
+    }
     if (const auto *RD = T->getAsCXXRecordDecl(); RD && RD->isLambda()) {
       OK &= lowerLambdaDecl(VD, Out);
       continue;

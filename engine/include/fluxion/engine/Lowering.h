@@ -399,6 +399,13 @@ private:
                                             ir::Block &Pre);
   std::unique_ptr<EigenTerm> lowerEigenTermOf(const clang::Expr *E,
                                               ir::Block &Pre);
+  // `auto d = p - q;` (LowerEigenAuto.cpp): a local holding an Eigen
+  // expression stands for the expression, its scalars evaluated where it
+  // is declared, its variables read where it is used, as Eigen does.
+  static bool isEigenExpressionLocal(const clang::VarDecl *VD);
+  bool lowerEigenExpressionLocal(const clang::VarDecl *VD, ir::Block &Out);
+  llvm::DenseMap<const clang::VarDecl *, std::shared_ptr<const EigenTerm>>
+      EigenLocals;
   // Products by Eigen's kernels (LowerEigenProduct.cpp).
   /// An operand of fluxion::eigen_product: op(M), M Rows x Cols stored
   /// column by column Ld apart from Data, op a transpose if Transposed.
