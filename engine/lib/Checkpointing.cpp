@@ -111,6 +111,13 @@ bool Differentiator::hasFirstOrderOnlyParts(const FunctionDecl *FD) {
   return callsTransitively(S, FD, FirstOrderOnly, [&](const FunctionDecl *Callee) {
     if (isCheckpointed(Callee) || isRevolveMarker(Callee))
       return true;
+    // An Eigen matrix product: a rule call in first order, loops in second
+    // (LowerEigenProduct.cpp).
+    if (Callee->getOverloadedOperator() == OO_Star && isInEigen(Callee) &&
+        llvm::none_of(Callee->parameters(), [](const ParmVarDecl *P) {
+          return P->getType().getNonReferenceType()->isArithmeticType();
+        }))
+      return true;
     if (!Custom || !Callee->getIdentifier())
       return false;
     LookupResult R(S, &Ctx.Idents.get((Callee->getName() + "_fwd").str()),

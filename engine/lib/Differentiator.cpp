@@ -90,6 +90,8 @@ void connectLowering(FunctionLowering &Lowering, DerivativeOracle &Oracle) {
     return Oracle.lambdaCallFor(Closure, Args, Loc);
   };
   Lowering.Effects = Oracle.effectGlobals();
+  // Sweeps differentiated again (f_hvp) take Eigen's products as loops.
+  Lowering.RuleProducts = Oracle.checkpointsEnabled();
 }
 
 void reportUndifferentiatedOutput(DiagReporter &Diags,

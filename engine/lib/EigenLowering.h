@@ -28,6 +28,8 @@ clang::DeclContextLookupResult runtimeLookup(clang::ASTContext &Ctx,
 /// fluxion::NAME, a function of the runtime; null if it is not declared.
 clang::FunctionDecl *runtimeFunction(clang::ASTContext &Ctx,
                                      llvm::StringRef Name);
+/// A copy of T and its operands (the IR expressions are shared).
+std::unique_ptr<EigenTerm> cloneEigenTerm(const EigenTerm &T);
 } // namespace fluxion
 
 #endif

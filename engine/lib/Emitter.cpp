@@ -81,16 +81,23 @@ Expr *Emitter::functionRef(FunctionDecl *FD, SourceLocation L) {
 /// through its internals (`__gnu_cxx::__enable_if<__is_integer<int>::__value,
 /// double>::__type`, the result of std::fabs(int); libc++'s difference of
 /// iterators, `decltype(__x.base() - __y.base())`) is the plain type; the
-/// user's own typedefs stay.
+/// user's own typedefs stay. A class's member typedef naming a number or
+/// an Eigen object (Eigen's `RealScalar`, the type of `auto n = v.norm();`;
+/// the `type` of `auto c = a.cross(b);`) is not in scope where the
+/// generated code is: the type it names.
 static QualType spellable(ASTContext &Ctx, QualType T) {
   QualType C = T.getCanonicalType();
-  if (!C->isBuiltinType() || T.getTypePtr() == C.getTypePtr())
+  if (T.getTypePtr() == C.getTypePtr())
     return T;
   const SourceManager &SM = Ctx.getSourceManager();
   for (QualType S = T;;) {
     const auto *TT = dyn_cast<TypedefType>(S.getTypePtr());
-    if (isa<DecltypeType, TypeOfExprType>(S.getTypePtr()) ||
-        (TT && SM.isInSystemHeader(TT->getDecl()->getLocation())))
+    bool Member = TT && TT->getDecl()->getDeclContext()->isRecord() &&
+                  (C->isBuiltinType() || isInEigen(TT->getDecl()));
+    if (Member ||
+        (C->isBuiltinType() &&
+         (isa<DecltypeType, TypeOfExprType>(S.getTypePtr()) ||
+          (TT && SM.isInSystemHeader(TT->getDecl()->getLocation())))))
       return Ctx.getQualifiedType(C, T.getLocalQualifiers());
     QualType Next = S.getSingleStepDesugaredType(Ctx);
     if (Next == S)
@@ -923,7 +930,9 @@ VarDecl *Emitter::declare(Var *V) {
     for (const Var *P = V; P; P = P->Primal)
       if (P->Origin && P->K == Var::Kind::Local &&
           !containerElement(P->Origin->getType()).isNull()) {
-        T = P->Origin->getType().getNonReferenceType().getUnqualifiedType();
+        T = spellable(Ctx, P->Origin->getType()
+                               .getNonReferenceType()
+                               .getUnqualifiedType());
         break;
       }
   VarDecl *VD = VarDecl::Create(Ctx, Target, Loc, Loc, &Ctx.Idents.get(V->Name),

@@ -278,11 +278,12 @@ Differentiator::tangentOf(const ir::Expr &Call,
   // rules for Eigen's solves (eigen.hpp) work on Eigen's decompositions,
   // which have no derivatives of their own.
   bool EigenRule = isRuntimeDecl(Callee) &&
-                   llvm::any_of(Callee->parameters(), [](ParmVarDecl *P) {
-                     QualType T = P->getType();
-                     return T->isPointerType() &&
-                            eigenShape(T->getPointeeType());
-                   });
+                   (Callee->getName().starts_with("eigen_product") ||
+                    llvm::any_of(Callee->parameters(), [](ParmVarDecl *P) {
+                      QualType T = P->getType();
+                      return T->isPointerType() &&
+                             eigenShape(T->getPointeeType());
+                    }));
   if (EigenRule) {
     Diags.report(Call.Loc, Diag::NotSupported)
         << "a second derivative (f_hvp, f_hessian) through an Eigen solve, "

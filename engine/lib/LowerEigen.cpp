@@ -129,7 +129,12 @@ void FunctionLowering::lowerEigenCall(const CallExpr *E,
         lowerEigenTerm(MC->getImplicitObjectArgument(), Pre);
     std::unique_ptr<EigenTerm> Other =
         T && Args.size() == 1 ? lowerEigenTerm(Args[0], Pre) : nullptr;
-    if (T && (Args.empty() || Other))
+    // Products reduced whole are evaluated by Eigen's kernels first (a
+    // trace reads only the diagonal: loops).
+    bool Evaluated = Name == "trace" ||
+                     (T && evaluateProducts(*T, Pre) &&
+                      (!Other || evaluateProducts(*Other, Pre)));
+    if (T && (Args.empty() || Other) && Evaluated)
       if ((Out = reduceEigen(Name, *T, Other.get(), Pre, Loc)))
         Out = ir::cast(Scalar, Out);
     return;

@@ -224,7 +224,21 @@ FunctionLowering::eigenVariableTerm(ExprP Storage, const EigenShape &Shape,
 
 std::unique_ptr<EigenTerm>
 FunctionLowering::lowerEigenTerm(const clang::Expr *E, ir::Block &Pre) {
+  std::unique_ptr<EigenTerm> T = lowerEigenTermOf(E, Pre);
+  if (T && T->Plain.isNull())
+    T->Plain = plainObjectType(Ctx, bare(E)->getType());
+  return T;
+}
+
+std::unique_ptr<EigenTerm>
+FunctionLowering::lowerEigenTermOf(const clang::Expr *E, ir::Block &Pre) {
   E = bare(E);
+  // A local holding an expression (LowerEigenAuto.cpp): that expression,
+  // its variables read here.
+  if (const auto *DR = dyn_cast<DeclRefExpr>(E))
+    if (auto It = EigenLocals.find(dyn_cast<VarDecl>(DR->getDecl()));
+        It != EigenLocals.end())
+      return cloneEigenTerm(*It->second);
   SourceLocation Loc = E->getExprLoc();
   auto Term = std::make_unique<EigenTerm>();
   Term->Loc = Loc;

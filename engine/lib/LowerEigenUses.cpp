@@ -239,6 +239,18 @@ bool FunctionLowering::assignEigenTerm(ExprP Dst, BinaryOperatorKind Op,
                       Pre, Loc))
       return false;
   }
+  // A dynamic-size product into the whole variable is one call of
+  // Eigen's kernels; other products are evaluated by calls into new
+  // locals (LowerEigenProduct.cpp).
+  if (!View) {
+    bool Handled = false;
+    if (!assignProduct(DstRef, Shape, Op, *R, Pre, Loc, Handled))
+      return false;
+    if (Handled)
+      return true;
+  }
+  if (!evaluateProducts(*R, Pre))
+    return false;
   QualType Elem = V->Type->getPointeeType();
   QualType IndexTy = Ctx.getPointerDiffType();
   // The destination's element at coefficient (I, J) of the right side's
@@ -452,12 +464,24 @@ bool FunctionLowering::lowerEigenExpressionCall(const CallExpr *E,
       Out = Dst;
     return true;
   }
-  const auto *MC = dyn_cast<CXXMemberCallExpr>(E);
-  const CXXMethodDecl *M = MC ? MC->getMethodDecl() : nullptr;
-  if (!M)
-    return false;
-  const clang::Expr *Object = MC->getImplicitObjectArgument();
-  if (!Object || !eigenNamespaceType(Object->getType()))
+  // A method, called as one (`e.coeff(i)`, `e.x()`) or as an operator
+  // (`e(i)`, `e[i]`).
+  const CXXMethodDecl *M = nullptr;
+  const clang::Expr *Object = nullptr;
+  llvm::SmallVector<const clang::Expr *, 2> Args;
+  if (const auto *MC = dyn_cast<CXXMemberCallExpr>(E)) {
+    M = MC->getMethodDecl();
+    Object = MC->getImplicitObjectArgument();
+    Args.append(MC->arg_begin(), MC->arg_end());
+  } else if (const auto *OC = dyn_cast<CXXOperatorCallExpr>(E);
+             OC && OC->getNumArgs() >= 2 &&
+             (OC->getOperator() == OO_Call ||
+              OC->getOperator() == OO_Subscript)) {
+    M = dyn_cast_or_null<CXXMethodDecl>(OC->getDirectCallee());
+    Object = OC->getArg(0);
+    Args.append(OC->arg_begin() + 1, OC->arg_end());
+  }
+  if (!M || !Object || !eigenNamespaceType(Object->getType()))
     return false;
   // A 1x1 expression read as a number (`double r = x.transpose() * y;`).
   if (isa<CXXConversionDecl>(M)) {
@@ -470,6 +494,9 @@ bool FunctionLowering::lowerEigenExpressionCall(const CallExpr *E,
           << "reduce it (sum(), dot(), squaredNorm()) or read a coefficient";
       return true;
     }
+    // `x.transpose() * A * y`: A * y by Eigen's kernels.
+    if (!evaluateProducts(*T, Pre))
+      return true;
     ExprP Zero = ir::intConst(Ctx.getPointerDiffType(), 0);
     if (ExprP C = eigenCoefficient(*T, Zero, Zero, Pre))
       Out = materialize(ir::cast(E->getType().getUnqualifiedType(), C), Pre,
@@ -479,20 +506,28 @@ bool FunctionLowering::lowerEigenExpressionCall(const CallExpr *E,
   StringRef Name = M->getIdentifier() ? M->getName() : "";
   // A coefficient of an expression's value (`a.cross(b).z()`, `f(x)(1)`):
   // read where it is, once.
-  bool Axis = MC->getNumArgs() == 0 && Name.size() == 1 &&
+  bool Axis = Args.empty() && Name.size() == 1 &&
               StringRef("xyzw").contains(Name);
   bool Indexed = (Name == "coeff" || M->getOverloadedOperator() == OO_Call ||
                   M->getOverloadedOperator() == OO_Subscript) &&
-                 (MC->getNumArgs() == 1 || MC->getNumArgs() == 2);
+                 (Args.size() == 1 || Args.size() == 2);
   if (Axis || Indexed) {
     std::unique_ptr<EigenTerm> T = lowerEigenTerm(Object, Pre);
     if (!T)
       return true;
+    // One index into a matrix would be a position in storage order, which
+    // the expression does not have.
+    if (Args.size() == 1 && !T->Rows->isOne() && !T->Cols->isOne()) {
+      Diags.report(Loc, Diag::NotSupported)
+          << "one index into an Eigen expression that is not a vector"
+          << "give the row and the column: e(i, j)";
+      return true;
+    }
     QualType IndexTy = Ctx.getPointerDiffType();
     llvm::SmallVector<ExprP, 2> Ix;
     if (Axis)
       Ix.push_back(ir::intConst(IndexTy, StringRef("xyzw").find(Name[0])));
-    for (const clang::Expr *A : MC->arguments()) {
+    for (const clang::Expr *A : Args) {
       ExprP X = lowerExpr(A, Pre);
       if (!X)
         return true;
@@ -508,17 +543,22 @@ bool FunctionLowering::lowerEigenExpressionCall(const CallExpr *E,
           Pre, "_coef", Loc);
     return true;
   }
-  if (Name == "determinant" && MC->getNumArgs() == 0) {
+  if (Name == "determinant" && Args.empty()) {
     Out = lowerEigenDeterminant(Object, E->getType(), Pre, Loc);
     return true;
   }
-  if (!isEigenReduction(Name, MC->getNumArgs()))
+  if (!isa<CXXMemberCallExpr>(E) || !isEigenReduction(Name, Args.size()))
     return false;
   std::unique_ptr<EigenTerm> T = lowerEigenTerm(Object, Pre);
   if (!T)
     return true;
   std::unique_ptr<EigenTerm> Other;
-  if (MC->getNumArgs() == 1 && !(Other = lowerEigenTerm(MC->getArg(0), Pre)))
+  if (Args.size() == 1 && !(Other = lowerEigenTerm(Args[0], Pre)))
+    return true;
+  // Products reduced whole are evaluated by Eigen's kernels first (a
+  // trace reads only the diagonal: loops).
+  if (Name != "trace" && (!evaluateProducts(*T, Pre) ||
+                          (Other && !evaluateProducts(*Other, Pre))))
     return true;
   Out = reduceEigen(Name, *T, Other.get(), Pre, Loc);
   if (Out)

@@ -469,6 +469,17 @@ ExprP FunctionLowering::lowerDeclRef(const DeclRefExpr *E, Block &Pre) {
   if (const auto *VD = dyn_cast<VarDecl>(D)) {
     if (Poisoned.count(VD))
       return nullptr;
+    if (EigenLocals.count(VD)) {
+      Diags.report(E->getLocation(), Diag::NotSupported)
+          << ("using '" + VD->getNameAsString() +
+              "', an 'auto' holding an Eigen expression, other than in an "
+              "Eigen expression")
+          << ("declare it with the type it evaluates to ('Eigen::VectorXd " +
+              VD->getNameAsString() +
+              " = ...;', 'Eigen::Vector3d', 'Eigen::MatrixXd'), which holds "
+              "values");
+      return nullptr;
+    }
     if (Lambdas.count(VD)) {
       Diags.report(E->getLocation(), Diag::NotSupported)
           << ("passing the lambda '" + VD->getNameAsString() + "' on")

@@ -47,6 +47,8 @@ std::unique_ptr<Function> FunctionLowering::lower(FunctionDecl *FD) {
   GrowCounts.clear();
   DeclaredSizes.clear();
   LoopDepth = 0;
+  LoopEntry = nullptr;
+  EigenLocals.clear();
   Self = nullptr;
   Result = nullptr;
   // A view (FunctionViews.h): the body uses the parameters of the
@@ -507,6 +509,10 @@ bool FunctionLowering::lowerDecl(const DeclStmt *S, Block &Out) {
       continue;
     }
     QualType T = VD->getType();
+    if (isEigenExpressionLocal(VD)) {
+      OK &= lowerEigenExpressionLocal(VD, Out);
+      continue;
+    }
     if (const auto *RD = T->getAsCXXRecordDecl(); RD && RD->isLambda()) {
       OK &= lowerLambdaDecl(VD, Out);
       continue;
@@ -918,11 +924,21 @@ bool FunctionLowering::lowerLoop(const Expr *Cond, const clang::Stmt *Body,
     C = boolConst(Ctx, true);
   }
   L->Cond = C;
+  // What the body sizes once for all iterations (LoopEntry) runs before
+  // the outermost loop.
+  Block Entry;
+  bool Outermost = LoopDepth == 0;
+  if (Outermost)
+    LoopEntry = &Entry;
   ++LoopDepth;
   OK &= lowerStmt(Body, L->body());
   --LoopDepth;
+  if (Outermost)
+    LoopEntry = nullptr;
   if (Inc)
     OK &= lowerExprStmt(Inc, L->inc());
+  for (StmtP &S : Entry)
+    Out.push_back(std::move(S));
   Out.push_back(std::move(L));
   return OK;
 }

@@ -204,9 +204,17 @@ private:
     if (containerElement(T).isNull())
       return false;
     bool Element = isContainerElementCall(Call);
+    // An Eigen view of the object (v.transpose(), m.col(k), v.array()) is
+    // used as the call is, whichever overload was chosen.
+    static const char *const Views[] = {
+        "transpose", "col",  "row",     "block",  "head",    "tail",
+        "segment",   "array", "matrix", "noalias", "topRows", "bottomRows",
+        "leftCols",  "rightCols", "diagonal"};
+    bool View = eigenShape(T) && MC.Method->getIdentifier() &&
+                llvm::is_contained(Views, MC.Method->getName());
     if (MC.Method->isConst())
       visit(MC.Object, Read);
-    else if (Element)
+    else if (Element || View)
       visit(MC.Object, U | Read);
     else
       visit(MC.Object, Read | Write);

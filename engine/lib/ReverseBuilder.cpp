@@ -43,16 +43,20 @@ std::optional<AdjointParts> ReverseBuilder::build() {
     Sweeps S;
     if (!stmts(F.Body, S))
       return std::nullopt;
-    llvm::DenseMap<const Var *, unsigned> Reads;
+    llvm::DenseMap<const Var *, unsigned> Reads, SizeReads;
     forEachExpr(S.Rev, [&](const Expr &E) {
       if (E.K == ExprKind::VarRef && !Generated.count(E.V) &&
           (E.V->K != Var::Kind::Global || Adjoints.count(E.V)))
         ++Reads[E.V];
+      // A container's size (which never changes after it is sized) is not
+      // its elements: reading it needs none of them kept.
+      if (E.K == ExprKind::Size && E.Ops[0]->K == ExprKind::VarRef)
+        ++SizeReads[E.Ops[0]->V];
     });
     bool Grew = false;
     for (const auto &[V, Count] : Reads) {
       Grew |= Needed.insert(V).second;
-      if (Count > RangeRefs.lookup(V))
+      if (Count > RangeRefs.lookup(V) + SizeReads.lookup(V))
         Grew |= NeededAtWrites.insert(V).second;
     }
     Grew |= BodyReadsGrew;
@@ -204,10 +208,17 @@ void ReverseBuilder::record(const ExprP &LV, Sweeps &Out, Block &Restore) {
 }
 
 void ReverseBuilder::noteReverseReads(const Block &Rev) {
+  // Elements read: a container's size alone (E.Ops[0] of a Size) is not.
+  llvm::DenseMap<const Var *, unsigned> Refs, Sizes;
   forEachExpr(Rev, [&](const Expr &E) {
     if (E.K == ExprKind::VarRef)
-      ReadLater.insert(E.V);
+      ++Refs[E.V];
+    if (E.K == ExprKind::Size && E.Ops[0]->K == ExprKind::VarRef)
+      ++Sizes[E.Ops[0]->V];
   });
+  for (const auto &[V, N] : Refs)
+    if (N > Sizes.lookup(V))
+      ReadLater.insert(V);
 }
 
 bool ReverseBuilder::firstTouch(const Var *V) const {
@@ -492,6 +503,12 @@ bool ReverseBuilder::callSite(const ir::Stmt &S, Sweeps &Out) {
   // needs none of this: its undo log restores everything.
   Var *Unrecordable = nullptr;
   bool Overwrites = false;
+  // An Eigen object passed whole (its storage): its coefficients are
+  // recorded, as many as it has (it never changes size).
+  auto WholeEigen = [](const Expr &A) {
+    return A.K == ExprKind::VarRef && isContainerStorageVar(A.V) &&
+           A.V->Origin && eigenShape(A.V->Origin->getType());
+  };
   for (const ExprP &A : C.Ops) {
     if (!A->Ty->isPointerType() || A->Ty->getPointeeType().isConstQualified())
       continue;
@@ -499,7 +516,7 @@ bool ReverseBuilder::callSite(const ir::Stmt &S, Sweeps &Out) {
     if (!mustRestore(Root) && (!needsRecording(Root) || firstTouch(Root)))
       continue;
     Overwrites = true;
-    if (!Root->isArray() && A->K != ExprKind::AddrOf)
+    if (!Root->isArray() && A->K != ExprKind::AddrOf && !WholeEigen(*A))
       Unrecordable = Root;
   }
   auto RecordOverwritten = [&] {
@@ -510,6 +527,13 @@ bool ReverseBuilder::callSite(const ir::Stmt &S, Sweeps &Out) {
       Var *Root = A->rootVar();
       if (!mustRestore(Root) && (!needsRecording(Root) || firstTouch(Root)))
         continue;
+      if (WholeEigen(*A)) {
+        ExprP N = sizeOf(ref(Root), Ctx.getSizeType());
+        Var *Tape = tapeFor(Root->Type->getPointeeType().getUnqualifiedType());
+        Out.Fwd.push_back(pushRange(Tape, ref(Root), N));
+        Restore.push_back(popRange(Tape, ref(Root), N));
+        continue;
+      }
       if (Root->isArray() || A->K == ExprKind::AddrOf)
         record(ref(Root), Out, Restore);
     }
@@ -652,6 +676,20 @@ bool ReverseBuilder::callSite(const ir::Stmt &S, Sweeps &Out) {
     Rev.push_back(eval(call(D->Forward, C.Ops, C.Ty, C.Loc), C.Loc));
   }
   llvm::SmallVector<ExprP, 8> Args(C.Ops.begin(), C.Ops.end());
+  // A rule leaves unnamed a parameter it does not read (tanh_bwd's x, the
+  // product C eigen_product_vjp writes): it gets a zero, so that the
+  // reverse sweep keeps no values for it.
+  if (!Oracle.isGenerated(D->Reverse))
+    for (unsigned I = 0; I < Args.size() && I < D->Reverse->getNumParams();
+         ++I) {
+      QualType T = Args[I]->Ty;
+      if (D->Reverse->getParamDecl(I)->getIdentifier())
+        continue;
+      if (T->isRealFloatingType())
+        Args[I] = floatConst(T, 0);
+      else if (T->isPointerType() || T->isIntegerType())
+        Args[I] = intConst(T, 0);
+    }
   if (Residual)
     Args.push_back(ref(Residual));
   if (hasSeed(C.Callee)) {
@@ -807,8 +845,11 @@ bool ReverseBuilder::loop(const ir::Stmt &S, Sweeps &Out) {
     return OK;
   }
   auto CL = Counted.find(&S);
-  if (CL != Counted.end())
-    return countedForSweeps(S, CL->second, Out);
+  if (CL != Counted.end()) {
+    // A copy: the body's loops add to Counted, which may move its entries.
+    CountedFor Copy = CL->second;
+    return countedForSweeps(S, Copy, Out);
+  }
   Sweeps Body;
   ++LoopDepth;
   LoopStack.push_back(&S);

@@ -85,8 +85,9 @@ FEATURES = {
     'eigen': 'with containers: some of the std::vector parameters and sized local '
              'containers are Eigen vectors instead, Eigen::Matrix<T, Eigen::Dynamic, 1> '
              '(indexed, passed to helpers as .data(), walked by range-based for, '
-             'reduced whole: sum, squaredNorm, dot, mean of them and of '
-             'coefficient-wise expressions over them)',
+             'reduced whole: sum, squaredNorm, dot, mean of them, of '
+             'coefficient-wise expressions over them and of auto locals '
+             'holding such expressions)',
     'rangefor': 'range-based for over arrays of known size (local arrays, struct '
                 'member arrays, local arrays of S): by value, by const reference, '
                 'by reference writing the elements',
@@ -318,6 +319,7 @@ class Scope:
         self.objects = []  # (name, writable) of every S object in scope
         self.lambdas = []  # (name, result type) of the lambdas in scope
         self.rdepth = 0    # range-based for loops around (they count as loops)
+        self.autos = []    # `auto` locals holding Eigen expressions (Arr)
 
     def copy(self):
         s = Scope()
@@ -327,6 +329,7 @@ class Scope:
         s.arrays, s.loops = list(self.arrays), list(self.loops)
         s.struct = self.struct
         s.objects = list(self.objects)
+        s.autos = list(self.autos)
         return s
 
     def add_members(self, members, spell, writable):
@@ -449,7 +452,7 @@ class Generator:
     def eigen_atom(self, sc):
         """A reduction of an Eigen vector in scope, maybe of an expression
         over it, or None (drawn from the Eigen stream)."""
-        vs = [a for a in sc.arrays if a.readable and a.eigen]
+        vs = [a for a in sc.arrays if a.readable and a.eigen] + sc.autos
         if not vs or self.erng.random() >= 0.15:
             return None
         a = self.erng.choice(vs)
@@ -463,7 +466,40 @@ class Generator:
                  '%s.cwiseMax(%s).sum()' % (n, b.name),
                  '%s.cwiseMin(%s).dot(%s)' % (n, b.name, n),
                  '%s.normalized().dot(%s)' % (n, b.name)]
+        # Products of dynamic-size matrices (outer products of the vectors,
+        # then matrix-vector and vector-matrix products, transposed ones):
+        # run by Eigen's kernels through fluxion::eigen_product's rules.
+        # Scaled by the length so that their values stay of the size of
+        # the other atoms'.
+        m, L = b.name, a.length
+        forms += ['(%s * %s.transpose()).mean()' % (n, m),
+                  '(%s * %s.transpose() * %s).mean() / %d' % (n, m, n, L),
+                  '(%s.transpose() * (%s * %s.transpose())).mean() / %d'
+                  % (m, n, m, L),
+                  '((%s * %s.transpose()).transpose() * %s).dot(%s) / %d'
+                  % (n, m, n, m, L * L),
+                  '(%s.transpose() * %s).mean() / %d' % (n, m, L)]
         return self.erng.choice(forms), a.t
+
+    def eigen_auto(self, sc, pad):
+        """`auto eN = <expression over Eigen vectors in scope>;`, which
+        later reductions read (eigen_atom) as Eigen does: over the vectors'
+        values at each use. None if there is no Eigen vector in scope."""
+        vs = [a for a in sc.arrays if a.readable and a.eigen]
+        if not vs:
+            return None
+        a = self.erng.choice(vs)
+        b = self.erng.choice([v for v in vs if v.t == a.t and v.length == a.length])
+        n, m = a.name, b.name
+        forms = ['%s - 0.5 * %s' % (n, m),
+                 '%s.cwiseProduct(%s) + %s' % (n, m, n),
+                 '(%s.array() * %s.array()).matrix()' % (n, m),
+                 '%s * %s.mean() - %s' % (n, m, m),
+                 '(%s.array().square() + %s.array()).matrix()' % (n, m),
+                 '%s.cwiseMax(%s) + 0.25 * %s' % (n, m, m)]
+        name = self.fresh('e')
+        sc.autos.append(Arr(name, a.t, a.length, True, False, eigen=True))
+        return '%sauto %s = %s;' % (pad, name, self.erng.choice(forms))
 
     def leaf(self, sc):
         if self.on('eigen'):
@@ -1736,6 +1772,10 @@ class Generator:
                                   lambda: self.walk(sc, indent, in_loop, ret_t))
             if lines:
                 return lines
+        if self.on('eigen') and self.erng.random() < 0.1:
+            line = self.eigen_auto(sc, pad)
+            if line:
+                return [line]
         ds = 2
         assignable = [v for v in sc.vars if v.assignable]
         writable = [a for a in sc.arrays if a.writable and a.readable]

@@ -31,6 +31,8 @@
 #include <Eigen/LU>
 #include <Eigen/QR>
 
+#include <type_traits>
+
 namespace fluxion {
 
 namespace eigen_detail {
@@ -102,6 +104,159 @@ void qr_solve(const M &A, const B &b, X &x) {
 template <class M, class X> void inverse(const M &A, X &x) { x = A.inverse(); }
 template <class M> typename M::Scalar determinant(const M &A) {
   return A.determinant();
+}
+
+namespace eigen_detail {
+/// An operand of eigen_product: Rows x Cols coefficients stored column by
+/// column, Ld apart (a matrix, a block of one, a vector, a row of a
+/// column-major matrix with Ld its rows).
+template <class T>
+using Strided =
+    Eigen::Map<const Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic>, 0,
+               Eigen::OuterStride<>>;
+template <class T>
+using StridedOut = Eigen::Map<Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic>,
+                              0, Eigen::OuterStride<>>;
+
+template <class C, class X, class Y>
+void assignProduct(C &&c, const X &x, const Y &y, int Mode) {
+  if (Mode == 0)
+    c.noalias() = x * y;
+  else if (Mode > 0)
+    c.noalias() += x * y;
+  else
+    c.noalias() -= x * y;
+}
+
+/// C = X * Y (Mode 0), C += X * Y (1) or C -= X * Y (-1), by Eigen's
+/// kernels; no operand aliases C. The extents are known at run time only:
+/// an outer product, a matrix-vector or vector-matrix product is given to
+/// Eigen as one, so that it takes its kernel for that shape.
+template <class C, class X, class Y>
+void accumulate(C &&c, const X &x, const Y &y, int Mode) {
+  if (x.cols() == 1 && c.size() > 1)
+    assignProduct(c, x.col(0), y.row(0), Mode);
+  else if (c.cols() == 1)
+    assignProduct(c.col(0), x, y.col(0), Mode);
+  else if (c.rows() == 1)
+    assignProduct(c.row(0), x.row(0), y, Mode);
+  else
+    assignProduct(c, x, y, Mode);
+}
+
+/// op(X): X, or its transpose when Tr.
+template <bool Tr, class X> decltype(auto) op(const X &x) {
+  if constexpr (Tr)
+    return x.transpose();
+  else
+    return (x);
+}
+
+/// Products with M + N + K below this take plain loops (smallProduct):
+/// Eigen's kernels spend more setting up than they save there (Eigen's own
+/// EIGEN_GEMM_TO_COEFFBASED_THRESHOLD).
+constexpr Eigen::Index SmallProduct = 20;
+
+/// C (M x N, Ldc apart) op= op(A) op(B) for small extents, as plain loops:
+/// each column of op(A) added to C's, or, where op(A) is a transpose, the K
+/// terms of each coefficient read contiguously.
+template <bool AT, bool BT, class T>
+inline void smallProduct(const T *A, Eigen::Index Lda, const T *B,
+                         Eigen::Index Ldb, T *C, Eigen::Index Ldc,
+                         Eigen::Index M, Eigen::Index N, Eigen::Index K,
+                         int Mode) {
+  const T Sign = Mode < 0 ? T(-1) : T(1);
+  for (Eigen::Index j = 0; j < N; ++j) {
+    T *c = C + j * Ldc;
+    if (Mode == 0)
+      for (Eigen::Index i = 0; i < M; ++i)
+        c[i] = T(0);
+    // op(B)(k, j)
+    auto b = [&](Eigen::Index k) {
+      return BT ? B[j + k * Ldb] : B[k + j * Ldb];
+    };
+    if constexpr (!AT) {
+      for (Eigen::Index k = 0; k < K; ++k) {
+        const T *a = A + k * Lda;
+        const T bk = Sign * b(k);
+        for (Eigen::Index i = 0; i < M; ++i)
+          c[i] += a[i] * bk;
+      }
+    } else {
+      for (Eigen::Index i = 0; i < M; ++i) {
+        const T *a = A + i * Lda;
+        T Sum = T(0);
+        for (Eigen::Index k = 0; k < K; ++k)
+          Sum += a[k] * b(k);
+        c[i] += Sign * Sum;
+      }
+    }
+  }
+}
+
+/// The same by Eigen's kernels, out of line.
+template <bool AT, bool BT, class T>
+[[gnu::noinline]] void
+kernelProduct(const T *A, Eigen::Index a_rows, Eigen::Index a_cols,
+              Eigen::Index a_ld, const T *B, Eigen::Index b_rows,
+              Eigen::Index b_cols, Eigen::Index b_ld, T *C, Eigen::Index c_ld,
+              int Mode) {
+  Strided<T> a(A, a_rows, a_cols, Eigen::OuterStride<>(a_ld));
+  Strided<T> b(B, b_rows, b_cols, Eigen::OuterStride<>(b_ld));
+  StridedOut<T> c(C, AT ? a_cols : a_rows, BT ? b_rows : b_cols,
+                  Eigen::OuterStride<>(c_ld));
+  accumulate(c, op<AT>(a), op<BT>(b), Mode);
+}
+
+/// eigen_product with the transposes known.
+template <bool AT, bool BT, class T>
+inline void product(const T *A, Eigen::Index a_rows, Eigen::Index a_cols,
+                    Eigen::Index a_ld, const T *B, Eigen::Index b_rows,
+                    Eigen::Index b_cols, Eigen::Index b_ld, T *C,
+                    Eigen::Index c_ld, int Mode) {
+  Eigen::Index M = AT ? a_cols : a_rows, K = AT ? a_rows : a_cols,
+               N = BT ? b_rows : b_cols;
+  // An outer product (K = 1) is a column update per column: plain loops,
+  // which the compiler vectorises, do better than Eigen's generic kernel
+  // whose extents are known at run time only.
+  if (M + N + K < SmallProduct || (K == 1 && !AT))
+    smallProduct<AT, BT>(A, a_ld, B, b_ld, C, c_ld, M, N, K, Mode);
+  else
+    kernelProduct<AT, BT>(A, a_rows, a_cols, a_ld, B, b_rows, b_cols, b_ld,
+                          C, c_ld, Mode);
+}
+
+/// Calls F(AT, BT) with the run-time transposes as std::bool_constant.
+template <class Fn> inline void withTransposes(bool AT, bool BT, Fn &&F) {
+  using Y = std::true_type;
+  using N = std::false_type;
+  if (!AT && !BT)
+    F(N(), N());
+  else if (!AT)
+    F(N(), Y());
+  else if (!BT)
+    F(Y(), N());
+  else
+    F(Y(), Y());
+}
+} // namespace eigen_detail
+
+/// C op= op(A) op(B), the matrix product inside differentiated code: A is
+/// a_rows x a_cols, stored column by column a_ld apart, and op(A) is its
+/// transpose when a_t (a row-major matrix is the transpose of a
+/// column-major one); the same for B; C is stored column by column c_ld
+/// apart. Mode: 0 for =, 1 for +=, -1 for -=. Its derivatives
+/// (fluxion::custom::eigen_product_vjp, _jvp) are products again.
+template <class T>
+inline void eigen_product(const T *A, Eigen::Index a_rows,
+                          Eigen::Index a_cols, Eigen::Index a_ld, bool a_t,
+                          const T *B, Eigen::Index b_rows, Eigen::Index b_cols,
+                          Eigen::Index b_ld, bool b_t, T *C, Eigen::Index c_ld,
+                          int mode) {
+  eigen_detail::withTransposes(a_t, b_t, [&](auto AT, auto BT) {
+    eigen_detail::product<decltype(AT)::value, decltype(BT)::value>(
+        A, a_rows, a_cols, a_ld, B, b_rows, b_cols, b_ld, C, c_ld, mode);
+  });
 }
 
 namespace eigen_detail {
@@ -201,6 +356,73 @@ template <class M, class X>
 void inverse_jvp(const M &A, X &x, const M *t_A, X *t_x) {
   x = A.inverse();
   *t_x = -(x * *t_A * x);
+}
+
+// C op= s op(A) op(B) with s = -1 for -=, else 1. Reverse:
+//   op(A)_bar += s C_bar op(B)^T,  op(B)_bar += s op(A)^T C_bar,
+// and C_bar is spent when C was overwritten (mode 0). A null adjoint is an
+// operand without one.
+template <class T>
+inline void eigen_product_vjp(const T *A, Eigen::Index a_rows,
+                              Eigen::Index a_cols, Eigen::Index a_ld, bool a_t,
+                              const T *B, Eigen::Index b_rows,
+                              Eigen::Index b_cols, Eigen::Index b_ld, bool b_t,
+                              T * /*C, not read*/, Eigen::Index c_ld, int mode,
+                              T *d_A, T *d_B, T *d_C) {
+  using eigen_detail::product;
+  if (!d_C)
+    return;
+  Eigen::Index m = a_t ? a_cols : a_rows, n = b_t ? b_rows : b_cols;
+  int add = mode < 0 ? -1 : 1;
+  eigen_detail::withTransposes(a_t, b_t, [&](auto AT_, auto BT_) {
+    constexpr bool AT = decltype(AT_)::value, BT = decltype(BT_)::value;
+    // A_bar is op(A)_bar, or its transpose s op(B) C_bar^T when AT.
+    if (d_A && !AT)
+      product<false, !BT>(d_C, m, n, c_ld, B, b_rows, b_cols, b_ld, d_A, a_ld,
+                          add);
+    else if (d_A)
+      product<BT, true>(B, b_rows, b_cols, b_ld, d_C, m, n, c_ld, d_A, a_ld,
+                        add);
+    // B_bar is op(B)_bar, or its transpose s C_bar^T op(A) when BT.
+    if (d_B && !BT)
+      product<!AT, false>(A, a_rows, a_cols, a_ld, d_C, m, n, c_ld, d_B, b_ld,
+                          add);
+    else if (d_B)
+      product<true, AT>(d_C, m, n, c_ld, A, a_rows, a_cols, a_ld, d_B, b_ld,
+                        add);
+  });
+  if (mode == 0) // C was written, not read
+    for (Eigen::Index j = 0; j < n; ++j)
+      for (Eigen::Index i = 0; i < m; ++i)
+        d_C[i + j * c_ld] = T(0);
+}
+// Forward: op(C)_dot op= op(A)_dot op(B) + op(A) op(B)_dot, before C is
+// computed; a null tangent is an operand without one.
+template <class T>
+inline void eigen_product_jvp(const T *A, Eigen::Index a_rows, Eigen::Index a_cols,
+                       Eigen::Index a_ld, bool a_t, const T *B,
+                       Eigen::Index b_rows, Eigen::Index b_cols,
+                       Eigen::Index b_ld, bool b_t, T *C, Eigen::Index c_ld,
+                       int mode, const T *t_A, const T *t_B, T *t_C) {
+  (void)C;
+  if (!t_C)
+    return;
+  if (mode == 0 && !t_A && !t_B) {
+    eigen_detail::StridedOut<T>(t_C, a_t ? a_cols : a_rows,
+                                b_t ? b_rows : b_cols,
+                                Eigen::OuterStride<>(c_ld))
+        .setZero();
+    return;
+  }
+  if (t_A) {
+    fluxion::eigen_product(t_A, a_rows, a_cols, a_ld, a_t, B, b_rows, b_cols,
+                           b_ld, b_t, t_C, c_ld, mode);
+    if (mode == 0)
+      mode = 1; // the second term adds to the first
+  }
+  if (t_B)
+    fluxion::eigen_product(A, a_rows, a_cols, a_ld, a_t, t_B, b_rows, b_cols,
+                           b_ld, b_t, t_C, c_ld, mode);
 }
 
 // d det(A) / dA = the cofactor matrix of A.

@@ -36,7 +36,7 @@ void softplus_bwd(double, const SoftplusResiduals &res, double seed,
 // CODE: = fluxion::custom::softplus_fwd(x[i], _res_softplus);
 // CODE: _tape_SoftplusResiduals.push(_res_softplus);
 // CODE: _res_softplus = _tape_SoftplusResiduals.pop();
-// CODE: fluxion::custom::softplus_bwd(x[i], _res_softplus, _r, &_d_arg);
+// CODE: fluxion::custom::softplus_bwd(0., _res_softplus, _r, &_d_arg);
 
 int main() {
   double x[3] = {0.5, -1, 2}, dx[3] = {0, 0, 0};

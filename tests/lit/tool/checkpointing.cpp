@@ -170,7 +170,7 @@ namespace sim {
 // SRC:  // return gain * softplus(x);
 // SRC-NEXT:#line [[#@LINE-9]]
 // SRC-NEXT:  _softplus = fluxion::custom::softplus_fwd(x, _res_softplus);
-// SRC:    fluxion::custom::softplus_bwd(x, _res_softplus, _r, &_d_x);
+// SRC:    fluxion::custom::softplus_bwd(0., _res_softplus, _r, &_d_x);
 // SRC-NEXT:  }
 // SRC-NEXT:#line [[#@LINE-14]]
 // SRC-NEXT:  *d_x += _d_x;

@@ -19,7 +19,7 @@
 // CHECK-NEXT: {{^}}  // return a * a;
 // CHECK-NEXT: {{^}}  _ret = a * a;
 // CHECK-NOT:  #line
-// CHECK:      {{^}}    fluxion::custom::sin_bwd(x, _res_sin, _r, &_d_x);
+// CHECK:      {{^}}    fluxion::custom::sin_bwd(0., _res_sin, _r, &_d_x);
 // CHECK:      {{^}}double f_grad(double x, double y, double *d_x, double *d_y) {
 // CHECK-NEXT: {{^}}  return f_vjp(x, y, 1., d_x, d_y);
 // CHECK-NEXT: {{^}}}

@@ -86,6 +86,9 @@ struct EigenTerm {
   /// Reads a coefficient other than the one it computes (a product, a
   /// transpose): assigning it to a variable it reads would alias.
   bool Mixes = false;
+  /// The Matrix or Array type the expression evaluates to (Eigen's
+  /// PlainObject): the type of a local holding its value.
+  clang::QualType Plain;
   clang::SourceLocation Loc;
 };
 
@@ -151,6 +154,12 @@ private:
   const clang::FunctionDecl *BodyOwner = nullptr;
 
 public:
+
+  /// Lower dynamic-size matrix products to calls of fluxion::eigen_product,
+  /// run by Eigen's kernels in both sweeps, when the runtime declares it;
+  /// off for sweeps that are differentiated again (f_hvp), which take
+  /// coefficient loops (LowerEigenProduct.cpp).
+  bool RuleProducts = true;
 
   /// Lowers FD (which must have a body). Returns null after reporting errors.
   std::unique_ptr<ir::Function> lower(clang::FunctionDecl *FD);
@@ -396,6 +405,50 @@ private:
   /// Pre. Null after an error.
   std::unique_ptr<EigenTerm> lowerEigenTerm(const clang::Expr *E,
                                             ir::Block &Pre);
+  std::unique_ptr<EigenTerm> lowerEigenTermOf(const clang::Expr *E,
+                                              ir::Block &Pre);
+  // `auto d = p - q;` (LowerEigenAuto.cpp): a local holding an Eigen
+  // expression stands for the expression, its scalars evaluated where it
+  // is declared, its variables read where it is used, as Eigen does.
+  static bool isEigenExpressionLocal(const clang::VarDecl *VD);
+  bool lowerEigenExpressionLocal(const clang::VarDecl *VD, ir::Block &Out);
+  llvm::DenseMap<const clang::VarDecl *, std::shared_ptr<const EigenTerm>>
+      EigenLocals;
+  // Products by Eigen's kernels (LowerEigenProduct.cpp).
+  /// An operand of fluxion::eigen_product: op(M), M Rows x Cols stored
+  /// column by column Ld apart from Data, op a transpose if Transposed.
+  struct ProductOperand {
+    ir::ExprP Data, Rows, Cols, Ld;
+    bool Transposed = false;
+  };
+  bool productsByRules();
+  /// A product with an extent the types leave dynamic.
+  static bool dynamicProduct(const EigenTerm &P);
+  bool productOperand(const EigenTerm &T, ProductOperand &Out);
+  /// The whole variable Dst (of shape Shape) Op= the product P, whose
+  /// operands are productOperands, by one call.
+  bool callProduct(const EigenTerm &P, ir::ExprP Dst, const EigenShape &Shape,
+                   clang::BinaryOperatorKind Op, ir::Block &Pre,
+                   clang::SourceLocation Loc);
+  /// Makes P's operands productOperands (new locals holding the others'
+  /// values); false if one cannot be held here (no error reported).
+  /// Failed is set after an error.
+  bool productOperands(EigenTerm &P, ir::Block &Pre, bool &Failed);
+  /// Evaluates each dynamic product of T (innermost first) into a new
+  /// local by a call, and reads it there; products whose locals cannot be
+  /// sized here stay coefficient loops. False after an error.
+  bool evaluateProducts(EigenTerm &T, ir::Block &Pre);
+  /// Dst Op= R by one call when R is a dynamic product and Dst a whole
+  /// variable: Handled then, false otherwise; false result after an error.
+  bool assignProduct(ir::ExprP Dst, const EigenShape &Shape,
+                     clang::BinaryOperatorKind Op, EigenTerm &R,
+                     ir::Block &Pre, clang::SourceLocation Loc,
+                     bool &Handled);
+  /// A new local of Eigen type T for a value Rows x Cols, sized where it
+  /// is declared or, in a loop, before the outermost loop (LoopEntry) when
+  /// its extents are known there; null when it cannot be (no error).
+  ir::ExprP productTemporary(clang::QualType T, ir::ExprP Rows, ir::ExprP Cols,
+                             ir::Block &Pre, clang::SourceLocation Loc);
   /// T::Zero(), Ones(), Constant(c), Identity(), with sizes when T is
   /// dynamic; null (nothing reported) for another static call.
   std::unique_ptr<EigenTerm> lowerEigenNullary(const clang::CallExpr *CE,
@@ -649,6 +702,10 @@ private:
   unsigned LambdaDepth = 0;
   /// Loops around the statement being lowered.
   unsigned LoopDepth = 0;
+  /// Inside a loop: statements that run once before the outermost one
+  /// (the sizing of locals holding products, LowerEigenProduct.cpp); null
+  /// outside loops and in loops that have none.
+  ir::Block *LoopEntry = nullptr;
   /// A local std::vector or std::array (LowerContainer.cpp): its storage,
   /// sized and filled from its initialiser.
   /// InitAs: the initialiser to lower in place of VD's own (a range-based
