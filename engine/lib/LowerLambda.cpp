@@ -488,7 +488,11 @@ const CallExpr *FunctionLowering::containerResultCall(const Expr *Init,
   if (!Callee || isa<CXXMemberCallExpr, CXXOperatorCallExpr>(Call) ||
       (isa<CXXMethodDecl>(Callee) && !cast<CXXMethodDecl>(Callee)->isStatic()))
     return nullptr;
+  // An Eigen object returned by value is the Eigen lowering's (its callee
+  // result is a temporary the call writes).
   QualType R = Callee->getReturnType();
+  if (eigenShape(T.getNonReferenceType()))
+    return nullptr;
   if (R->isReferenceType() ||
       !Ctx.hasSameUnqualifiedType(R, T.getNonReferenceType()))
     return nullptr;

@@ -683,7 +683,16 @@ bool ReverseBuilder::callSite(const ir::Stmt &S, Sweeps &Out) {
     for (unsigned I = 0; I < Args.size() && I < D->Reverse->getNumParams();
          ++I) {
       QualType T = Args[I]->Ty;
-      if (D->Reverse->getParamDecl(I)->getIdentifier())
+      const ParmVarDecl *P = D->Reverse->getParamDecl(I);
+      if (P->getIdentifier())
+        continue;
+      // A reference parameter is bound to the argument's object (swap_vjp's
+      // const T &): a zero pointer there would be dereferenced, and a zero
+      // number cannot bind to a T &.
+      QualType PT = P->getType();
+      if (PT->isReferenceType() &&
+          (T->isPointerType() ||
+           !PT.getNonReferenceType().isConstQualified()))
         continue;
       if (T->isRealFloatingType())
         Args[I] = floatConst(T, 0);
