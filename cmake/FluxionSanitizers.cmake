@@ -91,16 +91,19 @@ function(fluxion_sanitize_host_programs)
   if(NOT FLUXION_SANITIZE)
     return()
   endif()
-  # The plugin links an uninstrumented copy of the engine.
-  _fluxion_uninstrumented_copy(FluxionEngine FluxionEngineForPlugin)
-  foreach(property LINK_LIBRARIES INTERFACE_LINK_LIBRARIES)
-    get_target_property(libs FluxionPlugin ${property})
-    if(libs)
-      list(TRANSFORM libs REPLACE "(^|:)FluxionEngine(>|$)"
-        "\\1FluxionEngineForPlugin\\2")
-      set_property(TARGET FluxionPlugin PROPERTY ${property} "${libs}")
-    endif()
-  endforeach()
+  # The plugin links an uninstrumented copy of the engine (unless it is a
+  # prebuilt one, FLUXION_PREBUILT_PLUGIN).
+  if(NOT FLUXION_PREBUILT_PLUGIN)
+    _fluxion_uninstrumented_copy(FluxionEngine FluxionEngineForPlugin)
+    foreach(property LINK_LIBRARIES INTERFACE_LINK_LIBRARIES)
+      get_target_property(libs FluxionPlugin ${property})
+      if(libs)
+        list(TRANSFORM libs REPLACE "(^|:)FluxionEngine(>|$)"
+          "\\1FluxionEngineForPlugin\\2")
+        set_property(TARGET FluxionPlugin PROPERTY ${property} "${libs}")
+      endif()
+    endforeach()
+  endif()
   # Everything else that links the engine (fluxion-gen, the engine tests) is
   # compiled and linked with the sanitizers through it, and compiles in their
   # default options (FluxionSanitizerDefaults.cpp says why).

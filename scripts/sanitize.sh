@@ -3,7 +3,12 @@
 # tree of its own (build-asan/) and runs the sanitized suites (README,
 # "Sanitizers"). Exits non-zero on any failure or sanitizer report.
 #
-# Usage: scripts/sanitize.sh [--quick] [--build-dir DIR] [extra cmake args...]
+# Usage: scripts/sanitize.sh [--quick] [--build-dir DIR] [--plugin SO]
+#                            [extra cmake args...]
+#
+# --plugin SO uses an already built (uninstrumented) FluxionPlugin.so, such
+# as build/lib/FluxionPlugin.so, instead of building the plugin and its
+# uninstrumented copy of the engine again (scripts/test.sh passes it).
 #
 # The tree is configured with FLUXION_SANITIZE=ON (the engine, fluxion-gen and
 # the engine tests instrumented; the plugin, which runs inside clang, links an
@@ -31,12 +36,15 @@ root=$PWD
 
 quick=0
 build=build-asan
+plugin=
 cmake_args=()
 while (($#)); do
   case "$1" in
     --quick) quick=1 ;;
     --build-dir) build=$2; shift ;;
     --build-dir=*) build=${1#*=} ;;
+    --plugin) plugin=$2; shift ;;
+    --plugin=*) plugin=${1#*=} ;;
     -h|--help) sed -n '2,/^set -uo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     *) cmake_args+=("$1") ;;
   esac
@@ -91,13 +99,15 @@ mkdir -p "$build"
 if ! cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
     -DCMAKE_CXX_COMPILER=/usr/lib/llvm-19/bin/clang++ \
     -DFLUXION_SANITIZE=ON -DFLUXION_SANITIZE_TESTS=ON \
-    -DFLUXION_BUILD_TESTS=ON -DFLUXION_BUILD_BENCH=OFF "${cmake_args[@]}" >"$build/sanitize-configure.log" 2>&1; then
+    -DFLUXION_BUILD_TESTS=ON -DFLUXION_BUILD_BENCH=OFF \
+    -DFLUXION_PREBUILT_PLUGIN="$plugin" "${cmake_args[@]}" >"$build/sanitize-configure.log" 2>&1; then
   cat "$build/sanitize-configure.log"; record configure 1; finish
 fi
 record configure 0
 
-targets=(fluxion-gen FluxionPlugin fluxion_numeric_tests fluxion_second_order_tests
+targets=(fluxion-gen fluxion_numeric_tests fluxion_second_order_tests
          fluxion_unit_tests)
+[[ -n $plugin ]] || targets+=(FluxionPlugin)
 ((quick)) || targets+=(fluxion_numeric_tests_O3 fluxion_engine_tests)
 note "building ${targets[*]} (-j$jobs)"
 if ! cmake --build "$build" -j "$jobs" --target "${targets[@]}"; then

@@ -12,8 +12,8 @@ scripts/setup.sh -DFLUXION_BUILD_TESTS=ON -DFLUXION_BUILD_BENCH=OFF
 echo "== tests"
 ctest --test-dir build --output-on-failure -j "$(nproc)"
 case "${FLUXION_SANITIZE_CHECK:-quick}" in
-  quick) echo "== sanitizers (scripts/sanitize.sh --quick)"; scripts/sanitize.sh --quick ;;
-  full)  echo "== sanitizers (scripts/sanitize.sh)"; scripts/sanitize.sh ;;
+  quick) echo "== sanitizers (scripts/sanitize.sh --quick)"; scripts/sanitize.sh --quick --plugin "$PWD/build/lib/FluxionPlugin.so" ;;
+  full)  echo "== sanitizers (scripts/sanitize.sh)"; scripts/sanitize.sh --plugin "$PWD/build/lib/FluxionPlugin.so" ;;
   off)   echo "== sanitizers: skipped (FLUXION_SANITIZE_CHECK=off)" ;;
   *)     echo "FLUXION_SANITIZE_CHECK must be quick, full or off" >&2; exit 2 ;;
 esac
