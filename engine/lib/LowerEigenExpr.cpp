@@ -11,7 +11,8 @@
 //   a.cwiseProduct(b), a.cwiseQuotient(b), array * and /
 //   a.cwiseMax(b), a.cwiseMin(b)   std::max / std::min of the coefficients
 //   a.cross(b) (3-vectors)     a(i+1) b(i+2) - a(i+2) b(i+1), indices mod 3
-//   a.normalized()             a / a.norm(), the norm evaluated once
+//   a.normalized()             a / a.norm(), the norm evaluated once (a
+//                              zero vector divided by 1, as Eigen does)
 //   a.transpose()              a(j, i)
 //   a.array(), a.matrix()      a
 //   a.exp(), log, sqrt, tanh, sin, cos, abs (arrays), a.square()
@@ -479,7 +480,14 @@ FunctionLowering::lowerEigenTermOf(const clang::Expr *E, ir::Block &Pre) {
       ExprP Norm = reduceEigen("norm", *Term->A, nullptr, Pre, Loc);
       if (!Norm)
         return nullptr;
-      Term->Value = materialize(Norm, Pre, "_norm", Loc);
+      // As Eigen: a zero vector is returned as it is (divided by 1).
+      Norm = materialize(Norm, Pre, "_norm", Loc);
+      QualType NT = Norm->Ty;
+      Term->Value = materialize(
+          ir::cond(ir::binary(BO_GT, Norm, ir::floatConst(NT, 0), Ctx.BoolTy,
+                              Loc),
+                   Norm, ir::floatConst(NT, 1), NT),
+          Pre, "_norm", Loc);
       Term->Rows = Term->A->Rows;
       Term->Cols = Term->A->Cols;
       Term->Reads = Term->A->Reads;
