@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "fluxion/engine/Differentiator.h"
+#include "fluxion/engine/FunctionViews.h"
 #include "fluxion/engine/Lowering.h"
 
 #include "clang/AST/ASTContext.h"
@@ -163,8 +164,16 @@ Differentiator::reverseParams(FunctionDecl *FD, const std::vector<bool> &Active)
   };
   for (ParmVarDecl *P : FD->parameters())
     Ps.push_back({NameOf(P), P->getType()});
-  if (hasSeed(FD))
-    Ps.push_back({"seed", FD->getReturnType().getUnqualifiedType()});
+  if (hasSeed(FD)) {
+    // A template's result spelled as a class (`std::array<T, 3>`,
+    // `Vec<T>`): an object in every instance, whose seed is `const R &`
+    // as in declareObjectVJP.
+    QualType R = FD->getReturnType().getUnqualifiedType();
+    if (R->isDependentType() &&
+        (R->getAs<TemplateSpecializationType>() || R->isRecordType()))
+      R = Ctx.getLValueReferenceType(R.withConst());
+    Ps.push_back({"seed", R});
+  }
   for (unsigned I = 0; I < FD->getNumParams(); ++I)
     if (Active[I])
       Ps.push_back({"d_" + NameOf(FD->getParamDecl(I)),
@@ -344,10 +353,17 @@ bool Differentiator::checkAnnotation(FunctionDecl *FD, const Annotation &A,
                 "respect to");
   }
   QualType R = FD->getReturnType();
-  if (!R->isReferenceType() && eigenShape(R))
-    return Fail("it returns an Eigen object ('" + R.getAsString() +
-                "'), which annotated functions cannot do yet (callees "
-                "can); write the result into an output parameter ('" +
+  if (!R->isReferenceType() && !R->isDependentType() &&
+      (eigenShape(R) || !containerElement(R).isNull()) &&
+      !returnsFixedContainer(R))
+    return Fail("it returns '" + R.getAsString() + "', " +
+                (containerFixedSize(R) ? "whose elements are not real numbers"
+                                       : "whose size is not known from its "
+                                         "type") +
+                "; an annotated function returns a container only of fixed "
+                "size and of real numbers ('Eigen::Vector3d', "
+                "'std::array<double, 3>'); write the result into an output "
+                "parameter ('" +
                 R.getUnqualifiedType().getAsString() + " &out')");
   if (returnsObject(FD)) {
     if (A.K != Annotation::Kind::Grad && A.K != Annotation::Kind::Jvp)

@@ -454,8 +454,12 @@ Expr *Emitter::callOf(const ir::Expr &E) {
                     : functionRef(Of, Loc);
     C = S.BuildCallExpr(nullptr, Fn, Loc, Args, Loc);
   }
+  // A container result is passed as the container (`T &result`).
   if (!C.isInvalid() && Result)
-    C = S.BuildBinOp(nullptr, Loc, BO_Assign, derefOf(Result), C.get());
+    C = S.BuildBinOp(nullptr, Loc, BO_Assign,
+                     Result->getType()->isPointerType() ? derefOf(Result)
+                                                        : Result,
+                     C.get());
   if (C.isInvalid())
     return bad("call to '" + E.Callee->getNameAsString() + "'");
   return C.get();
@@ -898,6 +902,13 @@ Stmt *Emitter::stmt(const ir::Stmt &St) {
         ForStmt(Ctx, Init, Cond, nullptr, Dec, Body, Loc, Loc, Loc);
   }
   case StmtKind::Return: {
+    // A local container is returned whole (a function returning one).
+    if (St.RHS && St.RHS->K == ExprKind::VarRef &&
+        !Target->getReturnType()->isPointerType())
+      if (Expr *C = container(St.RHS->V)) {
+        StmtResult R = S.BuildReturnStmt(Loc, C);
+        return R.isInvalid() ? bad("return") : R.get();
+      }
     Expr *V = St.RHS ? exprAs(*St.RHS, Target->getReturnType()) : nullptr;
     if (St.RHS && !V)
       return nullptr;

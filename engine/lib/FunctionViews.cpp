@@ -93,14 +93,15 @@ std::string viewIdentifier(const FunctionDecl *FD) {
   return std::string("operator_") + operatorWord(FD->getOverloadedOperator());
 }
 
-/// A fixed-size Eigen Matrix or Array returned by value: written through
-/// a `T &result` parameter of the view, sized by its type.
-static bool returnsFixedEigen(QualType Ret) {
-  if (Ret->isReferenceType())
+bool returnsFixedContainer(QualType Ret) {
+  if (Ret->isReferenceType() || Ret->isDependentType())
     return false;
-  std::optional<EigenShape> S = eigenShape(Ret);
-  return S && !S->View && containerFixedSize(Ret) &&
-         S->Scalar->isRealFloatingType();
+  if (std::optional<EigenShape> S = eigenShape(Ret))
+    return !S->View && containerFixedSize(Ret) &&
+           S->Scalar->isRealFloatingType();
+  QualType Elem = containerElement(Ret);
+  return !Elem.isNull() && Elem->isRealFloatingType() &&
+         containerFixedSize(Ret);
 }
 
 bool needsView(const FunctionDecl *FD) {
@@ -111,7 +112,7 @@ bool needsView(const FunctionDecl *FD) {
   return isInstanceMethod(FD) || FD->isOverloadedOperator() ||
          (!Ret->isReferenceType() && isDifferentiableRecord(Ret) &&
           !eigenShape(Ret)) ||
-         returnsFixedEigen(Ret);
+         returnsFixedContainer(Ret);
 }
 
 FunctionDecl *viewOf(const FunctionDecl *FD) {
@@ -128,8 +129,9 @@ FunctionDecl *viewOf(const FunctionDecl *FD) {
     Params.push_back({M->getThisType(), &Ctx.Idents.get("self")});
   }
   QualType Ret = FD->getReturnType();
-  if (returnsFixedEigen(Ret)) {
-    // An Eigen object is a container: an output reference parameter.
+  if (returnsFixedContainer(Ret)) {
+    // A container is storage: an output reference parameter, sized by its
+    // type.
     Info->Result = true;
     Params.push_back({Ctx.getLValueReferenceType(Ret.getUnqualifiedType()),
                       &Ctx.Idents.get("result")});

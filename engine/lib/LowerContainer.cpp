@@ -92,6 +92,92 @@ static void flattenInits(const clang::Expr *E,
   Out.push_back(isa<ImplicitValueInitExpr>(E) ? nullptr : E);
 }
 
+bool FunctionLowering::lowerArrayReturn(const clang::Expr *V,
+                                        ir::Block &Out) {
+  return lowerArrayAssignment(ir::ref(Result, V->getExprLoc()),
+                              Result->Origin->getType(), V, Out);
+}
+
+bool FunctionLowering::lowerArrayAssignment(ExprP Dst, QualType T,
+                                            const clang::Expr *V,
+                                            ir::Block &Out) {
+  SourceLocation Loc = V->getExprLoc();
+  QualType Elem = Dst->Ty->getPointeeType();
+  QualType SizeTy = Ctx.getSizeType();
+  uint64_t N = containerFixedSize(T).value_or(0);
+  auto At = [&](ExprP Base, uint64_t K) {
+    return ir::index(Base, ir::intConst(SizeTy, int64_t(K)), Elem);
+  };
+  const clang::Expr *E = V->IgnoreImplicit()->IgnoreParens();
+  if (const auto *CE = dyn_cast<CXXConstructExpr>(E);
+      CE && CE->getNumArgs() == 1)
+    E = CE->getArg(0)->IgnoreImplicit()->IgnoreParens(); // a copy
+  if (const auto *FC = dyn_cast<CXXFunctionalCastExpr>(E)) // A2{a, b}
+    E = FC->getSubExpr()->IgnoreImplicit()->IgnoreParens();
+  // c ? u : v: an if assigning each.
+  if (const auto *CO = dyn_cast<ConditionalOperator>(E)) {
+    ExprP C = lowerExpr(CO->getCond(), Out);
+    ir::Block Then, Else;
+    if (!C || !lowerArrayAssignment(Dst, T, CO->getTrueExpr(), Then) ||
+        !lowerArrayAssignment(Dst, T, CO->getFalseExpr(), Else))
+      return false;
+    Out.push_back(ir::ifStmt(C, std::move(Then), std::move(Else), Loc));
+    return true;
+  }
+  // {a, b, c}: the elements the list leaves out are zeros. The list is a
+  // temporary: every value is computed before the first is stored
+  // (`t = {t[1], t[0]}` exchanges them), except into a view's fresh
+  // result.
+  if (isa<InitListExpr>(E)) {
+    llvm::SmallVector<const clang::Expr *, 8> Inits;
+    flattenInits(E, Inits);
+    llvm::SmallVector<ExprP, 8> Values;
+    for (uint64_t K = 0; K < N; ++K) {
+      ExprP Value = ir::floatConst(Elem, 0);
+      if (K < Inits.size() && Inits[K]) {
+        Value = lowerExpr(Inits[K], Out);
+        if (!Value)
+          return false;
+        Value = convertResult(Value, Elem, Out);
+        if (Dst->V != Result && Value->K != ir::ExprKind::Const)
+          Value = materialize(Value, Out, "_e", Loc);
+      }
+      Values.push_back(Value);
+    }
+    for (uint64_t K = 0; K < N; ++K)
+      Out.push_back(ir::assign(At(Dst, K), Values[K], BO_Assign, Loc));
+    return true;
+  }
+  // A container variable of the function, or a callee's result (a new
+  // local, FunctionViews.h): copied.
+  ExprP Src;
+  if (const auto *DR = dyn_cast<DeclRefExpr>(E)) {
+    if (const auto *VD = dyn_cast<VarDecl>(DR->getDecl()))
+      if (Var *S = Vars.lookup(VD); S && isContainerStorageVar(S))
+        Src = ir::ref(S, Loc);
+  } else if (const auto *Call = dyn_cast<CallExpr>(E);
+             Call && Call->getDirectCallee() &&
+             returnsFixedContainer(Call->getDirectCallee()->getReturnType())) {
+    Src = lowerExpr(Call, Out);
+    if (!Src)
+      return false;
+    if (Src->K != ir::ExprKind::VarRef || !isContainerStorageVar(Src->V))
+      Src = nullptr;
+  }
+  if (Src) {
+    for (uint64_t K = 0; K < N; ++K)
+      Out.push_back(ir::assign(At(Dst, K), At(Src, K), BO_Assign, Loc));
+    return true;
+  }
+  std::string TypeName = T.getNonReferenceType().getUnqualifiedType()
+                             .getAsString(Ctx.getPrintingPolicy());
+  Diags.report(Loc, Diag::NotSupported)
+      << ("this value of a '" + TypeName + "'")
+      << "give a braced list of its elements ('{a, b}'), a variable holding "
+         "them, or the result of a function returning one";
+  return false;
+}
+
 bool FunctionLowering::lowerContainerLocal(const VarDecl *VD, ir::Block &Out,
                                            const clang::Expr *InitAs) {
   QualType T = VD->getType().getNonReferenceType();
@@ -500,6 +586,21 @@ ExprP FunctionLowering::lowerContainerArg(const clang::Expr *A, QualType ParamTy
     QualType Elem = Temp->Ty->getPointeeType();
     return ir::cast(Ctx.getPointerType(Elem.withConst()), Temp);
   }
+  // A std::array built in place (`step({a, b}, k)`, a callee's result)
+  // passed to a parameter that only reads it: the same.
+  if (!L && ReadOnlyParam && returnsFixedContainer(PT) && !eigenShape(PT)) {
+    SourceLocation Loc = A->getExprLoc();
+    auto *VD = VarDecl::Create(Ctx, F->Primal, Loc, Loc,
+                               &Ctx.Idents.get("_arg"), PT,
+                               Ctx.getTrivialTypeSourceInfo(PT, Loc), SC_None);
+    QualType Elem = containerElement(PT).getUnqualifiedType();
+    Var *Temp = F->makeVar(Var::Kind::Local, "_arg", Ctx.getPointerType(Elem),
+                           VD);
+    F->Locals.push_back(Temp);
+    if (!lowerArrayAssignment(ir::ref(Temp, Loc), PT, Src, Pre))
+      return nullptr;
+    return ir::cast(Ctx.getPointerType(Elem.withConst()), ir::ref(Temp, Loc));
+  }
   Diags.report(A->getExprLoc(), Diag::NotSupported)
       << ("passing a '" +
           ParamTy.getNonReferenceType().getUnqualifiedType().getAsString() +
@@ -832,8 +933,10 @@ static const VarDecl *resizedBy(const Stmt *S, const VarDecl *Only) {
   const clang::Expr *Object = Call ? containerObject(Call, Method) : nullptr;
   if (!Object || (!Method->getIdentifier() && !Method->isOverloadedOperator()))
     return nullptr;
-  if (!changesContainerSize(Method->getNameAsString()) ||
-      eigenShape(Object->getType().getNonReferenceType()))
+  // A std::array keeps its size (`a = b` assigns the elements).
+  QualType T = Object->getType().getNonReferenceType();
+  if (!changesContainerSize(Method->getNameAsString()) || eigenShape(T) ||
+      (Method->getOverloadedOperator() == OO_Equal && containerFixedSize(T)))
     return nullptr;
   return localOrParam(Object);
 }

@@ -1033,6 +1033,20 @@ ExprP FunctionLowering::lowerCall(const CallExpr *E, Block &Pre,
           "calling '" + Target->getNameAsString() + "'", Pre, E->getExprLoc());
       if (!ResultObject)
         return nullptr;
+    } else if (returnsFixedContainer(RT)) {
+      // A std::array: the same, a new local container.
+      EigenResult = true;
+      std::string Name = "_" + viewIdentifier(Target);
+      SourceLocation Loc = E->getExprLoc();
+      auto *VD = VarDecl::Create(Ctx, F->Primal, Loc, Loc,
+                                 &Ctx.Idents.get(Name), RT,
+                                 Ctx.getTrivialTypeSourceInfo(RT, Loc),
+                                 SC_None);
+      Var *T = F->makeVar(
+          Var::Kind::Local, Name,
+          Ctx.getPointerType(containerElement(RT).getUnqualifiedType()), VD);
+      F->Locals.push_back(T);
+      ResultObject = ref(T, Loc);
     } else {
       Var *T = F->makeVar(Var::Kind::Local, "_" + viewIdentifier(Target), RT);
       F->Locals.push_back(T);

@@ -738,9 +738,24 @@ bool FunctionLowering::lowerExprStmt(const Expr *E, Block &Out) {
       return lowerIncrement(UO, Out) != nullptr;
   if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(E))
     if (const auto *M = dyn_cast_or_null<CXXMethodDecl>(Op->getDirectCallee()))
-      if (Op->getOperator() == OO_Equal && M->isTrivial() &&
-          isDifferentiableRecord(Op->getArg(0)->getType()))
-        return lowerRecordAssignment(Op, Out);
+      if (Op->getOperator() == OO_Equal && M->isTrivial()) {
+        // t = u for a std::array of numbers: element by element.
+        QualType T = Op->getArg(0)->getType();
+        if (returnsFixedContainer(T.getNonReferenceType()) && !eigenShape(T)) {
+          ExprP Dst = lowerExpr(Op->getArg(0), Out);
+          if (!Dst)
+            return false;
+          if (Dst->K == ExprKind::VarRef && isContainerStorageVar(Dst->V))
+            return lowerArrayAssignment(Dst, T, Op->getArg(1), Out);
+          Diags.report(Op->getExprLoc(), Diag::NotSupported)
+              << "assigning a whole std::array that is not a variable of "
+                 "the function"
+              << "assign its elements one by one ('a[i] = b[i]')";
+          return false;
+        } else if (isDifferentiableRecord(T)) {
+          return lowerRecordAssignment(Op, Out);
+        }
+      }
   if (isStreamOutput(E))
     return lowerStreamOutput(E, Out);
   if (const auto *Throw = dyn_cast<CXXThrowExpr>(E))
@@ -1048,8 +1063,10 @@ bool FunctionLowering::lowerReturn(const ReturnStmt *S, Block &Out) {
   auto R = std::make_unique<ir::Stmt>(StmtKind::Return, S->getReturnLoc());
   if (const Expr *V = S->getRetValue(); V && Result &&
                                          isContainerStorageVar(Result)) {
-    // A fixed-size Eigen result is assigned to `result` (FunctionViews.h).
-    if (!lowerEigenReturn(V, Out))
+    // A fixed-size container result is assigned to `result`
+    // (FunctionViews.h).
+    if (!(eigenShape(Result->Origin->getType()) ? lowerEigenReturn(V, Out)
+                                                : lowerArrayReturn(V, Out)))
       return false;
     Out.push_back(std::move(R));
     return true;

@@ -24,6 +24,7 @@ using namespace clang;
 
 namespace fluxion {
 
+using ir::ExprP;
 using ir::ref;
 using ir::StmtKind;
 using ir::StmtP;
@@ -31,12 +32,34 @@ using ir::Var;
 
 bool Differentiator::returnsObject(const FunctionDecl *FD) {
   QualType R = FD->getReturnType();
-  return !R->isReferenceType() && !R->isDependentType() &&
-         isDifferentiableRecord(R);
+  if (R->isReferenceType() || R->isDependentType())
+    return false;
+  if (eigenShape(R) || !containerElement(R).isNull())
+    return returnsFixedContainer(R);
+  return isDifferentiableRecord(R);
+}
+
+/// The container whose storage Ptr is (a view's `T &result`, its
+/// adjoint or tangent); null when Ptr points to an object.
+static QualType containerOf(const Var *Ptr) {
+  for (const Var *P = Ptr; P; P = P->Primal)
+    if (P->Origin)
+      return containerElement(P->Origin->getType()).isNull()
+                 ? QualType()
+                 : P->Origin->getType().getNonReferenceType()
+                       .getUnqualifiedType();
+  return QualType();
 }
 
 ir::Var *objectBehind(EmitRequest &R, ir::Function &F, Var *Ptr,
                       llvm::StringRef Name) {
+  // A container's storage becomes the local container itself.
+  if (!containerOf(Ptr).isNull()) {
+    Ptr->K = Var::Kind::Local;
+    Ptr->ZeroInit = true;
+    R.Locals.push_back(Ptr);
+    return Ptr;
+  }
   QualType Obj = Ptr->Type->getPointeeType().getUnqualifiedType();
   Var *O = F.makeVar(Var::Kind::Local, Name, Obj);
   Ptr->K = Var::Kind::Local;
@@ -45,6 +68,23 @@ ir::Var *objectBehind(EmitRequest &R, ir::Function &F, Var *Ptr,
   R.Body.insert(R.Body.begin(),
                 ir::assign(ref(Ptr), ir::addrOf(ref(O), Ptr->Type)));
   return O;
+}
+
+/// Dst = Src for two objects of type T, or for the storage of two
+/// fixed-size containers of T, element by element.
+static StmtP copyObject(ASTContext &Ctx, Var *Dst, Var *Src) {
+  QualType C = containerOf(Dst);
+  if (C.isNull())
+    return ir::assign(ref(Dst), ref(Src));
+  ir::Block Copies;
+  QualType Elem = Dst->Type->getPointeeType().getUnqualifiedType();
+  uint64_t N = containerFixedSize(C).value_or(0);
+  for (uint64_t I = 0; I < N; ++I) {
+    ExprP K = ir::intConst(Ctx.getSizeType(), int64_t(I));
+    Copies.push_back(ir::assign(ir::index(ref(Dst), K, Elem),
+                                ir::index(ref(Src), K, Elem)));
+  }
+  return ir::block(std::move(Copies));
 }
 
 void Differentiator::declareObjectVJP(UserEntry &E) {
@@ -78,8 +118,14 @@ void Differentiator::defineObjectVJP(UserEntry &E, FunctionDecl *Def) {
   EmitRequest R;
   R.Target = E.VJP;
   R.Locals = F.Locals;
+  // A container's seed, and the value kept, are read as storage.
+  QualType SeedTy = E.VJP->getParamDecl(N)->getType();
+  bool Storage = !containerOf(Result).isNull();
   Var *Seed = F.makeVar(Var::Kind::Param, "seed",
-                        E.VJP->getParamDecl(N)->getType());
+                        Storage ? Ctx.getPointerType(Result->Type
+                                                         ->getPointeeType()
+                                                         .withConst())
+                                : SeedTy);
   for (unsigned I = 0; I < D->ReverseParams.size(); ++I)
     if (I != 0 && I != N + 1)
       R.Params.push_back(D->ReverseParams[I]);
@@ -87,13 +133,16 @@ void Differentiator::defineObjectVJP(UserEntry &E, FunctionDecl *Def) {
   // The primal value is kept before the reverse sweep, which may give
   // the output's memory back as it was.
   Var *Value = F.makeVar(Var::Kind::Local, "_value",
-                         Def->getReturnType().getUnqualifiedType());
+                         Storage ? Result->Type
+                                 : Def->getReturnType().getUnqualifiedType());
+  Value->Origin = Storage ? Result->Origin : nullptr;
   R.Locals.push_back(Value);
   R.Body = std::move(D->Parts.Forward);
   Var *Obj = objectBehind(R, F, Result, "_result");
   Var *DObj = objectBehind(R, F, DResult, "_d_result");
-  R.Body.insert(R.Body.begin() + 2, ir::assign(ref(DObj), ref(Seed)));
-  R.Body.push_back(ir::assign(ref(Value), ref(Obj)));
+  R.Body.insert(R.Body.begin() + (Storage ? 0 : 2),
+                copyObject(Ctx, DObj, Seed));
+  R.Body.push_back(copyObject(Ctx, Value, Obj));
   for (StmtP &St : D->Parts.Reverse)
     R.Body.push_back(std::move(St));
   auto Ret = std::make_unique<ir::Stmt>(StmtKind::Return);

@@ -503,11 +503,14 @@ bool ReverseBuilder::callSite(const ir::Stmt &S, Sweeps &Out) {
   // needs none of this: its undo log restores everything.
   Var *Unrecordable = nullptr;
   bool Overwrites = false;
-  // An Eigen object passed whole (its storage): its coefficients are
-  // recorded, as many as it has (it never changes size).
+  // An Eigen object or a std::array passed whole (its storage): its
+  // coefficients are recorded, as many as it has (a callee cannot change
+  // its size).
   auto WholeEigen = [](const Expr &A) {
     return A.K == ExprKind::VarRef && isContainerStorageVar(A.V) &&
-           A.V->Origin && eigenShape(A.V->Origin->getType());
+           A.V->Origin &&
+           (eigenShape(A.V->Origin->getType()) ||
+            containerFixedSize(A.V->Origin->getType()));
   };
   for (const ExprP &A : C.Ops) {
     if (!A->Ty->isPointerType() || A->Ty->getPointeeType().isConstQualified())

@@ -20,6 +20,7 @@
 // takes; each set of differences says whether one of its points took
 // another path than the evaluation point (a tie in a condition, fabs at 0):
 // there the differences are not a reference for what AD differentiates.
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -40,6 +41,20 @@ template <class T> std::vector<T> smoothed(const std::vector<T> &v, T k) {
   for (std::size_t i = 0; i < v.size(); ++i)
     r.push_back(std::tanh(k * v[i]) + v[(i + 1) % v.size()] / T(2));
   return r;
+}
+/// A rotation by k of the point (a, b), returned as a std::array (the
+/// generated programs read an element of the result): braced results,
+/// and a local assigned a callee's result in a loop.
+template <class T>
+std::array<T, 2> quarter_turn(const std::array<T, 2> &p, T k) {
+  return {p[0] * std::cos(k) - p[1] * std::sin(k),
+          p[0] * std::sin(k) + p[1] * std::cos(k)};
+}
+template <class T> std::array<T, 2> turned(T a, T b, T k) {
+  std::array<T, 2> p{a, b};
+  for (int i = 0; i < 2; ++i)
+    p = quarter_turn(p, T(0.5) * k);
+  return p;
 }
 using LD = long double;
 using Vec = std::vector<LD>;

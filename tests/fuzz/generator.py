@@ -114,6 +114,9 @@ FEATURES = {
                'element into const locals, then overwrite the element; some also '
                'overwrite a neighbour afterwards, or carry the old value to the '
                'next iteration in a local (t = old)',
+    'arrayresults': 'calls of fuzz::turned<T>(a, b, k)[j], a function '
+                    'returning a std::array (braced, and built by assigning '
+                    'a callee\'s std::array result in a loop), in expressions',
     'callsite': 'the driver calls f_vjp and f_jvp through the call-site form '
                 'fluxion::vjp(&f, names...)(...) and fluxion::jvp(&f, names...)(...), '
                 'which share the annotation\'s functions',
@@ -374,6 +377,7 @@ class Generator:
         self.irng = random.Random(seed * 7919 + 61)  # iterators, <algorithm>
         self.zrng = random.Random(seed * 7919 + 67)  # size changes of vectors
         self.nrng = random.Random(seed * 7919 + 71)  # stencil sweeps
+        self.arng = random.Random(seed * 7919 + 73)  # std::array results
         self.walk_helpers = []     # helpers whose pointer parameters walk
         self.walk_params = set()   # f's pointer parameters (a walk moves and restores them)
         self.walk_in_loop = False
@@ -650,6 +654,8 @@ class Generator:
                 return call
         if self.on('minmax') and self.mrng.random() < 0.06:
             return self.with_rng(self.mrng, lambda: self.minmax(sc, depth))
+        if self.on('arrayresults') and self.arng.random() < 0.03:
+            return self.with_rng(self.arng, lambda: self.array_result(sc, depth))
         r = self.rng.random()
         if r < 0.30:
             a, ta = self.expr(sc, depth - 1)
@@ -781,6 +787,17 @@ class Generator:
                 return 'fuzz::call_with(%s, %s)' % (name, e), t
             return '%s(%s)' % (name, e), t
         return self.with_rng(self.lrng, gen)
+
+    def array_result(self, sc, depth):
+        """fuzz::turned<T>(a, b, k)[j] (feature arrayresults, drawn from
+        self.arng): an element of a std::array a call returns."""
+        t = self.ftype()
+        self.used.add(t)
+        a, _ = self.expr(sc, depth - 1)
+        b, _ = self.expr(sc, depth - 1)
+        k, _ = self.expr(sc, depth - 1)
+        return 'fuzz::turned<%s>(%s, %s, %s)[%d]' % (
+            CTYPE[t], a, b, k, self.rng.randrange(2)), t
 
     def minmax(self, sc, depth):
         """std::min, std::max, std::clamp or std::abs (feature minmax, drawn

@@ -2,7 +2,10 @@
 // cwiseMax/cwiseMin, Zero/Ones/Constant/Identity inside expressions,
 // fixed-size Eigen and std::array locals declared inside loops (assigned
 // again at each iteration, like local arrays), and callees returning
-// fixed-size Eigen objects, called with expressions as arguments. Every derivative is checked
+// fixed-size Eigen objects, called with expressions as arguments;
+// annotated functions returning fixed-size Eigen objects (f_vjp takes a
+// seed object and returns the value, f_jvp returns the tangent object).
+// Every derivative is checked
 // against finite differences (fluxion::check_*), forward mode against
 // reverse mode by the dot-product test, and f_hvp where the function is
 // twice differentiable.
@@ -114,6 +117,43 @@ reprojected(const Vector3d &w, const Vector3d &t, const Eigen::Matrix3Xd &P) {
   return s;
 }
 
+// normalized() of a zero vector is the vector itself, as in Eigen.
+[[fluxion::grad]] [[fluxion::jvp]] double facing(const Vector3d &y,
+                                                 const Vector3d &c) {
+  return y.normalized().dot(c);
+}
+
+// Annotated functions returning fixed-size Eigen objects: a pose applied
+// to a point (through the callee above), a skew matrix scaled by the
+// norm, an Array expression, a float projection, and a template.
+[[fluxion::grad]] [[fluxion::jvp]] Vector3d posed(const Vector3d &w,
+                                                  const Vector3d &t,
+                                                  const Vector3d &p) {
+  // (A call on constants carries no derivative: it runs as written.)
+  Vector3d c(0.5, 0.25, 2.0);
+  double k = projected(c).x();
+  return rotated(w, p) + k * t;
+}
+[[fluxion::grad]] [[fluxion::jvp]] Matrix3d skew(const Vector3d &w) {
+  Matrix3d m;
+  m << 0, -w.z(), w.y(), w.z(), 0, -w.x(), -w.y(), w.x(), 0;
+  return m * w.norm();
+}
+[[fluxion::grad]] [[fluxion::jvp]] Eigen::Array3d grown(const Eigen::Array3d &a,
+                                                        double s) {
+  return (a * s).exp();
+}
+[[fluxion::grad]] [[fluxion::jvp]] Eigen::Vector2f
+pinhole(const Eigen::Matrix<float, 2, 3> &K, const Eigen::Vector3f &x) {
+  Eigen::Vector2f uv = K * x;
+  return uv / x.z();
+}
+template <typename T>
+[[fluxion::grad]] [[fluxion::jvp]] Eigen::Matrix<T, 3, 1>
+scaled(const Eigen::Matrix<T, 3, 1> &v, T s) {
+  return v.normalized() * s;
+}
+
 } // namespace geo
 
 namespace {
@@ -211,6 +251,98 @@ TEST(EigenGeometry, CalleesReturningEigenObjects) {
   auto H =
       fluxion::check_hvp(geo::reprojected, geo::reprojected_hvp, w, t, P);
   EXPECT_TRUE(H.ok()) << H;
+}
+
+// <seed, f(x + e t)> by central differences against <seed, J t> (f_jvp)
+// and <J^T seed, t> (f_vjp): Fj and Fv return those two, D the function of e.
+template <typename D, typename Fj, typename Fv>
+void expectResultDerivatives(D F, Fj Jt, Fv JTs, double h, double tol) {
+  double fd = (F(h) - F(-h)) / (2 * h);
+  EXPECT_NEAR(Jt(), fd, tol * (1 + std::fabs(fd)));
+  EXPECT_NEAR(JTs(), fd, tol * (1 + std::fabs(fd)));
+}
+
+TEST(EigenGeometry, AnnotatedFunctionsReturningEigenObjects) {
+  Vector3d w(0.2, -0.5, 0.3), t(0.1, 0.4, 4.0), p(1, -2, 0.5);
+  Vector3d tw(0.3, 0.1, -0.2), tt(-1, 0.5, 2), tp(0.2, 0.2, -0.7);
+  Vector3d seed(0.5, -1, 2);
+  Vector3d dw = Vector3d::Zero(), dt = Vector3d::Zero(), dp = Vector3d::Zero();
+  Vector3d v = geo::posed_vjp(w, t, p, seed, &dw, &dt, &dp);
+  EXPECT_EQ(v, geo::posed(w, t, p));
+  Vector3d jt = geo::posed_jvp(w, t, p, &tw, &tt, &tp);
+  expectResultDerivatives(
+      [&](double e) {
+        return seed.dot(geo::posed(w + e * tw, t + e * tt, p + e * tp));
+      },
+      [&] { return seed.dot(jt); },
+      [&] { return dw.dot(tw) + dt.dot(tt) + dp.dot(tp); }, 1e-6, 1e-7);
+
+  Matrix3d S;
+  S << 1, -2, 0.5, 0.25, 3, -1, 2, 0.5, -0.75;
+  Vector3d dws = Vector3d::Zero();
+  Matrix3d m = geo::skew_vjp(w, S, &dws);
+  EXPECT_EQ(m, geo::skew(w));
+  Matrix3d mt = geo::skew_jvp(w, &tw);
+  expectResultDerivatives(
+      [&](double e) { return geo::skew(w + e * tw).cwiseProduct(S).sum(); },
+      [&] { return mt.cwiseProduct(S).sum(); }, [&] { return dws.dot(tw); },
+      1e-6, 1e-7);
+
+  Eigen::Array3d a(0.1, -0.2, 0.3), ta(1, 2, -1), sa(0.5, 1, -2);
+  Eigen::Array3d da = Eigen::Array3d::Zero();
+  double ds = 0;
+  geo::grown_vjp(a, 1.5, sa, &da, &ds);
+  Eigen::Array3d at = geo::grown_jvp(a, 1.5, &ta, -0.5);
+  expectResultDerivatives(
+      [&](double e) { return (geo::grown(a + e * ta, 1.5 - 0.5 * e) * sa).sum(); },
+      [&] { return (at * sa).sum(); },
+      [&] { return (da * ta).sum() - 0.5 * ds; }, 1e-6, 1e-7);
+
+  Eigen::Matrix<float, 2, 3> K, dK = Eigen::Matrix<float, 2, 3>::Zero(), tK;
+  K << 500, 0, 320, 0, 500, 240;
+  tK << 1, 0.5, -1, 0.25, 2, 1;
+  Eigen::Vector3f x(0.1f, -0.2f, 2.0f), tx(0.01f, 0.02f, -0.05f);
+  Eigen::Vector3f dx = Eigen::Vector3f::Zero();
+  Eigen::Vector2f su(1.0f, -0.5f);
+  geo::pinhole_vjp(K, x, su, &dK, &dx);
+  Eigen::Vector2f ut = geo::pinhole_jvp(K, x, &tK, &tx);
+  expectResultDerivatives(
+      [&](double e) {
+        Eigen::Matrix<double, 2, 3> Kd = K.cast<double>() + e * tK.cast<double>();
+        Eigen::Vector3d xd = x.cast<double>() + e * tx.cast<double>();
+        return su.cast<double>().dot(Kd * xd / xd.z());
+      },
+      [&] { return double(su.dot(ut)); },
+      [&] { return double(dK.cwiseProduct(tK).sum() + dx.dot(tx)); }, 1e-6,
+      1e-5);
+
+  Eigen::Vector3f vf(1, 2, 2), dvf = Eigen::Vector3f::Zero();
+  float dsf = 0;
+  Eigen::Vector3f r = geo::scaled_vjp<float>(vf, 3.0f,
+                                             Eigen::Vector3f(1, 0, 0), &dvf,
+                                             &dsf);
+  EXPECT_NEAR(r.x(), 1.0f, 1e-6f);
+  EXPECT_NEAR(dsf, 1.0f / 3, 1e-6f);
+  // d(v_x / |v|) / dv = (e_x - n n_x) / |v|, times s = 3.
+  EXPECT_NEAR(dvf.x(), 1 - 1.0f / 9, 1e-6f);
+  EXPECT_NEAR(dvf.y(), -2.0f / 9, 1e-6f);
+  Vector3d dvd = Vector3d::Zero();
+  double dsd = 0;
+  geo::scaled_vjp(Vector3d(1, 2, 2), 3.0, Vector3d(0, 1, 0), &dvd, &dsd);
+  EXPECT_NEAR(dsd, 2.0 / 3, 1e-15);
+  EXPECT_NEAR(dvd.y(), 1 - 4.0 / 9, 1e-15);
+}
+
+TEST(EigenGeometry, NormalizedZeroVectorAsEigen) {
+  Vector3d y = Vector3d::Zero(), c(1, 2, 3), dy = Vector3d::Zero(),
+           dc = Vector3d::Zero(), t(0.5, -1, 2), tc = Vector3d::Zero();
+  EXPECT_EQ(geo::facing_grad(y, c, &dy, &dc), 0.0);
+  EXPECT_EQ(dy, c); // the identity: Eigen returns y itself there
+  EXPECT_EQ(dc, Vector3d::Zero());
+  EXPECT_EQ(geo::facing_jvp(y, c, &t, &tc), t.dot(c));
+  Vector3d y1(0.3, -0.4, 1.2);
+  auto G = fluxion::check_gradient(geo::facing, geo::facing_grad, y1, c);
+  EXPECT_TRUE(G.ok()) << G;
 }
 
 } // namespace

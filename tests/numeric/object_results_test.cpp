@@ -3,9 +3,13 @@
 // adds seed^T J into the adjoints, f_jvp(p..., t_p...) returns J t as an R.
 // Checked against central differences of <seed, f(p + h t)> and by the
 // dot-product test <seed, J t> = <J^T seed, t>, for double and float
-// members, a nested class, a constructor and a callee returning an object.
+// members, a nested class, a constructor and a callee returning an object;
+// then the same for std::array results (a braced list, a local, a
+// template), with std::array assignments and callees returning std::array
+// inside loops.
 #include <fluxion/fluxion.hpp>
 
+#include <array>
 #include <cmath>
 #include <random>
 
@@ -52,6 +56,41 @@ double dotv(const Vec3 &a, const Vec3 &b) {
 }
 Vec3 axpy(double e, const Vec3 &t, const Vec3 &x) {
   return {x.x + e * t.x, x.y + e * t.y, x.z + e * t.z};
+}
+
+// std::array results and assignments.
+using A2 = std::array<double, 2>;
+A2 step(const A2 &s, double k) {
+  return {s[0] + k * std::sin(s[1]), s[1] * std::cos(s[0]) + k};
+}
+[[fluxion::grad]] [[fluxion::jvp]] A2 orbit(double a, double b, double k) {
+  A2 s{a, b};
+  for (int i = 0; i < 4; ++i) {
+    s = step(s, k);                      // a callee's result, copied
+    double t = step(s, 0.5 * k)[1];      // an element of one
+    s[0] += 0.1 * t * s[1];
+  }
+  A2 r;
+  r = {s[0] * s[1], s[1]}; // a braced list assigned
+  return r;
+}
+// Callees returning std::array called with constants only (their result
+// carries no derivative: the call runs as written), and a callee's result
+// passed to another inside a loop (recorded whole before it is
+// overwritten); a braced list assigned to the array it reads.
+[[fluxion::grad]] double nested(double x, int n) {
+  double c = n * 0.25, s = 0;
+  for (int i = 0; i < n; ++i)
+    s += x * step(A2{c, 1.0}, 0.5)[1] +
+         std::sin(step(step(A2{x, s}, x)[1] > 0 ? A2{x, c} : A2{c, x}, c)[0]) *
+             step(A2{step(A2{x, 0.5}, s)[0], x}, 0.25)[1];
+  A2 t{x, x * x};
+  t = {t[1], 3 * t[0]}; // a braced list is a temporary: an exchange
+  return s + t[0] * t[1] + t[0];
+}
+template <typename T>
+[[fluxion::grad]] [[fluxion::jvp]] std::array<T, 3> polar(T r, T th) {
+  return {r * std::cos(th), r * std::sin(th)}; // the third element is zero
 }
 
 } // namespace objres
@@ -110,6 +149,57 @@ TEST(ObjectResults, ConstructedResultWithNestedMembers) {
   double reverse = dp[0] * t[0] + dp[1] * t[1] + dp[2] * t[2] + dk * tk;
   EXPECT_NEAR(pair(seed, jt), fd, 1e-3 * (1 + std::fabs(fd)));
   EXPECT_NEAR(reverse, pair(seed, jt), 1e-5 * (1 + std::fabs(fd)));
+}
+
+TEST(ObjectResults, StdArrayResultThroughLoopsAndCallees) {
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<double> u(-1, 1);
+  for (int n = 0; n < 6; ++n) {
+    double a = u(rng), b = u(rng), k = 0.5 * u(rng);
+    A2 seed{u(rng), u(rng)};
+    double ta = u(rng), tb = u(rng), tk = u(rng);
+    double da = 0, db = 0, dk = 0;
+    A2 v = orbit_vjp(a, b, k, seed, &da, &db, &dk);
+    A2 p = orbit(a, b, k);
+    EXPECT_EQ(v[0], p[0]);
+    EXPECT_EQ(v[1], p[1]);
+    A2 jt = orbit_jvp(a, b, k, ta, tb, tk);
+    double h = 1e-6;
+    auto F = [&](double e) {
+      A2 q = orbit(a + e * ta, b + e * tb, k + e * tk);
+      return seed[0] * q[0] + seed[1] * q[1];
+    };
+    double fd = (F(h) - F(-h)) / (2 * h);
+    EXPECT_NEAR(seed[0] * jt[0] + seed[1] * jt[1], fd, 1e-7);
+    EXPECT_NEAR(da * ta + db * tb + dk * tk, fd, 1e-7);
+  }
+}
+
+TEST(ObjectResults, StdArrayResultOfATemplate) {
+  double dr = 0, dth = 0;
+  std::array<double, 3> v =
+      polar_vjp(2.0, 0.5, std::array<double, 3>{1, -2, 5}, &dr, &dth);
+  EXPECT_DOUBLE_EQ(v[0], 2 * std::cos(0.5));
+  EXPECT_EQ(v[2], 0.0);
+  EXPECT_NEAR(dr, std::cos(0.5) - 2 * std::sin(0.5), 1e-15);
+  EXPECT_NEAR(dth, -2 * std::sin(0.5) - 4 * std::cos(0.5), 1e-15);
+  float fr = 0, fth = 0;
+  polar_vjp<float>(2.0f, 0.5f, std::array<float, 3>{0, 1, 0}, &fr, &fth);
+  EXPECT_NEAR(fr, std::sin(0.5f), 1e-6f);
+  EXPECT_NEAR(fth, 2 * std::cos(0.5f), 1e-6f);
+  std::array<float, 3> t = polar_jvp(2.0f, 0.5f, 0.0f, 1.0f);
+  EXPECT_NEAR(t[0], -2 * std::sin(0.5f), 1e-6f);
+  EXPECT_NEAR(t[1], fth, 1e-6f);
+  EXPECT_EQ(t[2], 0.0f);
+}
+
+TEST(ObjectResults, StdArrayCalleesWithConstantsAndNestedInLoops) {
+  for (double x : {-0.7, 0.2, 0.9}) {
+    double d = 0;
+    nested_grad(x, 3, &d);
+    double h = 1e-6;
+    EXPECT_NEAR(d, (nested(x + h, 3) - nested(x - h, 3)) / (2 * h), 1e-7);
+  }
 }
 
 } // namespace

@@ -18,6 +18,8 @@
 #ifndef FLUXION_ENGINE_FUNCTIONVIEWS_H
 #define FLUXION_ENGINE_FUNCTIONVIEWS_H
 
+#include "clang/AST/Type.h"
+
 #include <string>
 
 namespace clang {
@@ -58,6 +60,11 @@ MemberCall memberCall(const clang::CallExpr *E);
 /// True when calls of FD are lowered through a view: a non-static method,
 /// a constructor, or a function returning a class of reals by value.
 bool needsView(const clang::FunctionDecl *FD);
+
+/// A fixed-size container of reals returned by value (an Eigen Matrix or
+/// Array, a std::array): the view writes it through a `T &result`
+/// parameter, sized by its type.
+bool returnsFixedContainer(clang::QualType Ret);
 
 /// The view of FD (made once per function; needsView(FD) must hold).
 clang::FunctionDecl *viewOf(const clang::FunctionDecl *FD);

@@ -538,6 +538,13 @@ private:
   /// `return e;` in a view of a function returning a fixed-size Eigen
   /// object: e assigned to the view's `result` (FunctionViews.h).
   bool lowerEigenReturn(const clang::Expr *V, ir::Block &Out);
+  /// The same for a std::array: a braced list, or a container variable of
+  /// the same type, copied into `result` element by element.
+  bool lowerArrayReturn(const clang::Expr *V, ir::Block &Out);
+  /// Dst (the storage of a std::array of type T) = V: a braced list, a
+  /// container variable, or a callee's result, element by element.
+  bool lowerArrayAssignment(ir::ExprP Dst, clang::QualType T,
+                            const clang::Expr *V, ir::Block &Out);
   /// The one matrix product of R that an assignment (Op) can accumulate
   /// column by column into its destination: its left factor a column-major
   /// matrix variable, only coefficient-wise operations above it. Null when
