@@ -39,6 +39,7 @@
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/DeclCXX.h"
 #include "clang/AST/ExprCXX.h"
+#include "llvm/ADT/StringSwitch.h"
 
 using namespace clang;
 
@@ -114,10 +115,15 @@ bool eigenNamespaceType(QualType T) {
 const clang::Expr *bare(const clang::Expr *E) {
   while (true) {
     const clang::Expr *Next = E->IgnoreImplicit()->IgnoreParens();
-    // A copy, or an evaluation into a plain temporary: the same values.
+    // A copy, or an evaluation into a plain temporary: the same values
+    // (Eigen's converting constructors take a defaulted second argument).
     if (const auto *CE = dyn_cast<CXXConstructExpr>(Next);
-        CE && CE->getNumArgs() == 1 &&
-        CE->getArg(0)->getType()->isRecordType())
+        CE && CE->getNumArgs() >= 1 &&
+        CE->getArg(0)->getType()->isRecordType() &&
+        llvm::all_of(llvm::drop_begin(CE->arguments()),
+                     [](const clang::Expr *A) {
+                       return isa<CXXDefaultArgExpr>(A);
+                     }))
       Next = CE->getArg(0)->IgnoreImplicit()->IgnoreParens();
     if (const auto *FC = dyn_cast<CXXFunctionalCastExpr>(Next))
       Next = FC->getSubExpr();
@@ -519,6 +525,33 @@ FunctionLowering::lowerEigenTermOf(const clang::Expr *E, ir::Block &Pre) {
     }
     return Unsupported(("the operation '" + Name + "'").str());
   }
+  // Vector3d(a, b, c) inside an expression, or passed to a function: a
+  // new local holding its coefficients.
+  if (const auto *CE = dyn_cast<CXXConstructExpr>(E)) {
+    std::optional<EigenShape> Shape = eigenShape(CE->getType());
+    std::optional<uint64_t> N = containerFixedSize(CE->getType());
+    if (Shape && !Shape->View && Shape->isVector() && N && *N > 1 &&
+        CE->getNumArgs() == *N &&
+        llvm::all_of(CE->arguments(), [](const clang::Expr *A) {
+          return A->getType()->isArithmeticType();
+        })) {
+      ExprP Temp = eigenTemporary("_v", CE->getType().getUnqualifiedType(),
+                                  nullptr, nullptr, "an Eigen vector", Pre,
+                                  Loc);
+      if (!Temp)
+        return nullptr;
+      QualType Elem = Temp->Ty->getPointeeType();
+      for (unsigned I = 0; I < *N; ++I) {
+        ExprP V = lowerExpr(CE->getArg(I), Pre);
+        if (!V)
+          return nullptr;
+        Pre.push_back(ir::assign(
+            ir::index(Temp, ir::intConst(Ctx.getSizeType(), I), Elem),
+            convertResult(V, Elem, Pre), BO_Assign, Loc));
+      }
+      return eigenVariableTerm(Temp, *Shape, Loc);
+    }
+  }
   if (const auto *CE = dyn_cast<CallExpr>(E))
     if (const FunctionDecl *FD = CE->getDirectCallee()) {
       if (const auto *M = dyn_cast<CXXMethodDecl>(FD);
@@ -545,10 +578,35 @@ FunctionLowering::lowerEigenNullary(const CallExpr *CE, ir::Block &Pre) {
   const auto *M = cast<CXXMethodDecl>(CE->getDirectCallee());
   StringRef Name = M->getIdentifier() ? M->getName() : "";
   bool Constant = Name == "Constant";
-  if (Name != "Zero" && Name != "Ones" && !Constant && Name != "Identity")
+  int Unit = llvm::StringSwitch<int>(Name)
+                 .Case("UnitX", 0)
+                 .Case("UnitY", 1)
+                 .Case("UnitZ", 2)
+                 .Case("UnitW", 3)
+                 .Default(-1);
+  if (Name != "Zero" && Name != "Ones" && !Constant && Name != "Identity" &&
+      Unit < 0)
     return nullptr;
-  std::optional<EigenShape> Shape =
-      eigenShape(plainObjectType(Ctx, CE->getType()));
+  QualType Plain = plainObjectType(Ctx, CE->getType());
+  std::optional<EigenShape> Shape = eigenShape(Plain);
+  if (Unit >= 0) {
+    // Vector3d::UnitX(): a new local, zeros and a one.
+    std::optional<uint64_t> N = containerFixedSize(Plain);
+    if (!Shape || !Shape->isVector() || !N || uint64_t(Unit) >= *N ||
+        CE->getNumArgs())
+      return nullptr;
+    SourceLocation Loc = CE->getExprLoc();
+    ExprP Temp = eigenTemporary("_unit", Plain.getUnqualifiedType(), nullptr,
+                                nullptr, "a unit vector", Pre, Loc);
+    if (!Temp)
+      return nullptr;
+    QualType Elem = Temp->Ty->getPointeeType();
+    for (uint64_t I = 0; I < *N; ++I)
+      Pre.push_back(ir::assign(
+          ir::index(Temp, ir::intConst(Ctx.getSizeType(), int64_t(I)), Elem),
+          ir::floatConst(Elem, I == uint64_t(Unit) ? 1 : 0), BO_Assign, Loc));
+    return eigenVariableTerm(Temp, *Shape, Loc);
+  }
   unsigned Sizes = CE->getNumArgs() - (Constant ? 1 : 0);
   if (!Shape || CE->getNumArgs() < (Constant ? 1u : 0u))
     return nullptr;

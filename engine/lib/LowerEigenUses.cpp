@@ -393,16 +393,6 @@ bool FunctionLowering::lowerEigenReturn(const clang::Expr *V,
       return true;
     }
   }
-  // `return (a * s).exp();`: the expression the result is built from.
-  // (Eigen's converting constructors take a defaulted second argument.)
-  if (const auto *CE = dyn_cast<CXXConstructExpr>(V->IgnoreImplicit());
-      CE && CE->getNumArgs() >= 1 &&
-      llvm::all_of(llvm::drop_begin(CE->arguments()),
-                   [](const clang::Expr *A) {
-                     return isa<CXXDefaultArgExpr>(A);
-                   }) &&
-      CE->getArg(0)->IgnoreImplicit()->getType()->isRecordType())
-    V = CE->getArg(0)->IgnoreImplicit();
   return lowerEigenAssignment(Dst, BO_Assign, V, Out, Loc);
 }
 

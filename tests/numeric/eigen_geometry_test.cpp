@@ -4,7 +4,9 @@
 // again at each iteration, like local arrays), and callees returning
 // fixed-size Eigen objects, called with expressions as arguments;
 // annotated functions returning fixed-size Eigen objects (f_vjp takes a
-// seed object and returns the value, f_jvp returns the tangent object).
+// seed object and returns the value, f_jvp returns the tangent object);
+// vectors built in place (Vector3d(a, b, c), UnitX()); normalized() of a
+// zero vector.
 // Every derivative is checked
 // against finite differences (fluxion::check_*), forward mode against
 // reverse mode by the dot-product test, and f_hvp where the function is
@@ -117,6 +119,15 @@ reprojected(const Vector3d &w, const Vector3d &t, const Eigen::Matrix3Xd &P) {
   return s;
 }
 
+// Vectors built in place from coefficients and unit vectors, as operands
+// and as arguments.
+[[fluxion::grad]] [[fluxion::jvp]] double aimed(const Vector3d &y, double s) {
+  double a = y.dot(Vector3d(1, 2 * s, 3)) +
+             projected(Vector3d(y.x(), s, 2.0)).squaredNorm();
+  Vector3d c = y.cross(Vector3d::UnitZ()) + s * Vector3d::UnitX();
+  return a + c.norm() + (y - Vector3d(s, 0, 1)).squaredNorm();
+}
+
 // normalized() of a zero vector is the vector itself, as in Eigen.
 [[fluxion::grad]] [[fluxion::jvp]] double facing(const Vector3d &y,
                                                  const Vector3d &c) {
@@ -130,8 +141,7 @@ reprojected(const Vector3d &w, const Vector3d &t, const Eigen::Matrix3Xd &P) {
                                                   const Vector3d &t,
                                                   const Vector3d &p) {
   // (A call on constants carries no derivative: it runs as written.)
-  Vector3d c(0.5, 0.25, 2.0);
-  double k = projected(c).x();
+  double k = projected(Vector3d(0.5, 0.25, 2.0)).x();
   return rotated(w, p) + k * t;
 }
 [[fluxion::grad]] [[fluxion::jvp]] Matrix3d skew(const Vector3d &w) {
@@ -331,6 +341,14 @@ TEST(EigenGeometry, AnnotatedFunctionsReturningEigenObjects) {
   geo::scaled_vjp(Vector3d(1, 2, 2), 3.0, Vector3d(0, 1, 0), &dvd, &dsd);
   EXPECT_NEAR(dsd, 2.0 / 3, 1e-15);
   EXPECT_NEAR(dvd.y(), 1 - 4.0 / 9, 1e-15);
+}
+
+TEST(EigenGeometry, VectorsBuiltInPlace) {
+  Vector3d y(0.3, -0.4, 1.2);
+  auto G = fluxion::check_gradient(geo::aimed, geo::aimed_grad, y, 0.7);
+  EXPECT_TRUE(G.ok()) << G;
+  auto J = fluxion::check_jvp(geo::aimed, geo::aimed_jvp, y, 0.7);
+  EXPECT_TRUE(J.ok()) << J;
 }
 
 TEST(EigenGeometry, NormalizedZeroVectorAsEigen) {
