@@ -503,14 +503,14 @@ bool ReverseBuilder::callSite(const ir::Stmt &S, Sweeps &Out) {
   // needs none of this: its undo log restores everything.
   Var *Unrecordable = nullptr;
   bool Overwrites = false;
-  // An Eigen object or a std::array passed whole (its storage): its
-  // coefficients are recorded, as many as it has (a callee cannot change
-  // its size).
+  // Memory of a container of numbers (an Eigen object, a std::array, a
+  // std::vector; passed whole, or as pointers into it: std::sort(t.begin(),
+  // t.end())): its elements are recorded, as many as it has (a callee
+  // cannot change its size).
   auto WholeEigen = [](const Expr &A) {
-    return A.K == ExprKind::VarRef && isContainerStorageVar(A.V) &&
-           A.V->Origin &&
-           (eigenShape(A.V->Origin->getType()) ||
-            containerFixedSize(A.V->Origin->getType()));
+    Var *Root = A.rootVar();
+    return A.K != ExprKind::AddrOf && Root && isContainerStorageVar(Root) &&
+           Root->Type->getPointeeType()->isRealFloatingType();
   };
   for (const ExprP &A : C.Ops) {
     if (!A->Ty->isPointerType() || A->Ty->getPointeeType().isConstQualified())
@@ -523,6 +523,7 @@ bool ReverseBuilder::callSite(const ir::Stmt &S, Sweeps &Out) {
       Unrecordable = Root;
   }
   auto RecordOverwritten = [&] {
+    llvm::SmallPtrSet<Var *, 4> Whole; // begin and end share one record
     for (const ExprP &A : C.Ops) {
       if (!A->Ty->isPointerType() ||
           A->Ty->getPointeeType().isConstQualified())
@@ -531,6 +532,8 @@ bool ReverseBuilder::callSite(const ir::Stmt &S, Sweeps &Out) {
       if (!mustRestore(Root) && (!needsRecording(Root) || firstTouch(Root)))
         continue;
       if (WholeEigen(*A)) {
+        if (!Whole.insert(Root).second)
+          continue;
         ExprP N = sizeOf(ref(Root), Ctx.getSizeType());
         Var *Tape = tapeFor(Root->Type->getPointeeType().getUnqualifiedType());
         Out.Fwd.push_back(pushRange(Tape, ref(Root), N));

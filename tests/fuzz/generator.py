@@ -991,6 +991,9 @@ class Generator:
         if form == 'transform':
             out = self.rng.choice(writable)
             inner = sc.copy()
+            # Its [&] lambda leaves out parameters a walk moved, as
+            # lambda_def does (a lambda may not capture a moved pointer).
+            inner.arrays = [x for x in inner.arrays if x.name not in self.walked]
             v = self.fresh('v')
             inner.vars.append(Var(v, a.t, assignable=False))
             sq, _ = self.squash(inner, 1)

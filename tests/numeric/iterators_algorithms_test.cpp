@@ -117,6 +117,24 @@ sorted(const std::vector<double> &x) {
   return s;
 }
 
+// Sorting a local whose values carry no derivative but are read by the
+// derivative first (weights): the sort's overwrite is recorded whole and
+// given back in the reverse sweep, at every iteration.
+[[fluxion::grad]] [[fluxion::jvp]] double
+weighted_then_sorted(const std::vector<double> &x, int shift) {
+  double s = 0;
+  for (int k = 0; k < 4; ++k) {
+    std::vector<double> w(x.size());
+    for (std::size_t i = 0; i < w.size(); ++i)
+      w[i] = std::cos(0.3 * double(i + k + shift));
+    for (std::size_t i = 0; i < w.size(); ++i)
+      s += std::sin(x[i] * w[i]);
+    std::sort(w.begin(), w.end());
+    s += x[k % x.size()] * w[0] * w[1];
+  }
+  return s;
+}
+
 // Positions: the derivative flows to the element selected.
 [[fluxion::grad]] [[fluxion::jvp]] double positions(const std::vector<double> &x,
                                                     double t) {
@@ -210,6 +228,15 @@ TEST(Algorithms, LibraryVersionsOverStorage) {
   EXPECT_TRUE(J.ok()) << J;
   auto H = fluxion::check_hvp(itr::library, itr::library_hvp, X, 0.6);
   EXPECT_TRUE(H.ok()) << H;
+}
+
+TEST(Algorithms, SortOfValuesTheReverseSweepReads) {
+  auto R = fluxion::check_gradient(itr::weighted_then_sorted,
+                                   itr::weighted_then_sorted_grad, X, 2);
+  EXPECT_TRUE(R.ok()) << R;
+  auto J = fluxion::check_jvp(itr::weighted_then_sorted,
+                              itr::weighted_then_sorted_jvp, X, 2);
+  EXPECT_TRUE(J.ok()) << J;
 }
 
 TEST(Algorithms, SortCarriesDerivativesWithValues) {
