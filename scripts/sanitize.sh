@@ -19,11 +19,13 @@
 #   canary        a program with an out-of-bounds read in a generated adjoint,
 #                 a signed overflow and a leak must fail with reports; the
 #                 built programs must contain the sanitizers' checks
-#   lit-tool      lit's fluxion-gen tests with the sanitized fluxion-gen
 #   numeric       plugin-built numeric tests at -O1, sanitized
 #   second-order  plugin-built second-order tests, sanitized
 #   unit          the runtime's unit tests (tape, checkpointing), sanitized
-# and, unless --quick (what CI runs, through scripts/test.sh):
+# and, unless --quick (what CI runs, through scripts/test.sh: the generated
+# code and the runtime; the engine's own instrumented build is the longest
+# part of this script and is left to the full run):
+#   lit-tool      lit's fluxion-gen tests with the sanitized fluxion-gen
 #   gen-sources   the sanitized fluxion-gen over every numeric and
 #                 second-order test source (the round trip's first half)
 #   numeric-O3    the numeric tests at -O3, sanitized
@@ -105,10 +107,9 @@ if ! cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
 fi
 record configure 0
 
-targets=(fluxion-gen fluxion_numeric_tests fluxion_second_order_tests
-         fluxion_unit_tests)
+targets=(fluxion_numeric_tests fluxion_second_order_tests fluxion_unit_tests)
 [[ -n $plugin ]] || targets+=(FluxionPlugin)
-((quick)) || targets+=(fluxion_numeric_tests_O3 fluxion_engine_tests)
+((quick)) || targets+=(fluxion-gen fluxion_numeric_tests_O3 fluxion_engine_tests)
 note "building ${targets[*]} (-j$jobs)"
 if ! cmake --build "$build" -j "$jobs" --target "${targets[@]}"; then
   record build 1; finish
@@ -134,8 +135,10 @@ has_checks() {
   fi
   grep -q '^__asan_report_' <<<"$calls" && grep -q '^__ubsan_handle_.*_abort$' <<<"$calls"
 }
-for prog in bin/fluxion-gen bin/fluxion_numeric_tests bin/fluxion_second_order_tests \
-            bin/fluxion_unit_tests; do
+programs=(bin/fluxion_numeric_tests bin/fluxion_second_order_tests
+          bin/fluxion_unit_tests)
+((quick)) || programs=(bin/fluxion-gen "${programs[@]}")
+for prog in "${programs[@]}"; do
   if has_checks "$build/$prog"; then echo "  $prog: instrumented"
   else echo "  $prog: NOT instrumented"; canary_ok=1; fi
 done
@@ -172,12 +175,14 @@ else
 fi
 record canary $canary_ok
 
-# --- fluxion-gen, instrumented ---------------------------------------------
-lit=$(sed -n 's/^FLUXION_LIT:FILEPATH=//p' "$build/CMakeCache.txt")
-[[ $lit == *.py ]] && lit="python3 $lit"
-note "lit-tool: tests/lit/tool with the sanitized fluxion-gen"
-$lit -sv -j "$jobs" --filter '^Fluxion :: tool/' "$build/tests/lit"
-record lit-tool $?
+# --- fluxion-gen, instrumented (full run only) ------------------------------
+if ((!quick)); then
+  lit=$(sed -n 's/^FLUXION_LIT:FILEPATH=//p' "$build/CMakeCache.txt")
+  [[ $lit == *.py ]] && lit="python3 $lit"
+  note "lit-tool: tests/lit/tool with the sanitized fluxion-gen"
+  $lit -sv -j "$jobs" --filter '^Fluxion :: tool/' "$build/tests/lit"
+  record lit-tool $?
+fi
 
 # --- generated code and the runtime, instrumented ----------------------------
 # One process per program (ctest would start one per test). The whole output

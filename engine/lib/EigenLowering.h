@@ -22,6 +22,10 @@ bool eigenNamespaceType(clang::QualType T);
 /// E without what Clang wraps around Eigen temporaries (copies,
 /// materialisations, evaluations into plain temporaries).
 const clang::Expr *bare(const clang::Expr *E);
+
+/// `Vector3d(x, y, z)`: a fixed-size object built from all its
+/// coefficients (numbers); null for any other expression.
+const clang::CXXConstructExpr *coefficientConstruct(const clang::Expr *E);
 /// What namespace fluxion declares under NAME (functions, templates).
 clang::DeclContextLookupResult runtimeLookup(clang::ASTContext &Ctx,
                                              llvm::StringRef Name);

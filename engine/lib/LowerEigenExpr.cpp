@@ -527,28 +527,14 @@ FunctionLowering::lowerEigenTermOf(const clang::Expr *E, ir::Block &Pre) {
   }
   // Vector3d(a, b, c) inside an expression, or passed to a function: a
   // new local holding its coefficients.
-  if (const auto *CE = dyn_cast<CXXConstructExpr>(E)) {
+  if (const CXXConstructExpr *CE = coefficientConstruct(E)) {
     std::optional<EigenShape> Shape = eigenShape(CE->getType());
-    std::optional<uint64_t> N = containerFixedSize(CE->getType());
-    if (Shape && !Shape->View && Shape->isVector() && N && *N > 1 &&
-        CE->getNumArgs() == *N &&
-        llvm::all_of(CE->arguments(), [](const clang::Expr *A) {
-          return A->getType()->isArithmeticType();
-        })) {
+    if (Shape && !Shape->View && Shape->isVector()) {
       ExprP Temp = eigenTemporary("_v", CE->getType().getUnqualifiedType(),
                                   nullptr, nullptr, "an Eigen vector", Pre,
                                   Loc);
-      if (!Temp)
+      if (!Temp || !assignCoefficients(CE, Temp, Pre))
         return nullptr;
-      QualType Elem = Temp->Ty->getPointeeType();
-      for (unsigned I = 0; I < *N; ++I) {
-        ExprP V = lowerExpr(CE->getArg(I), Pre);
-        if (!V)
-          return nullptr;
-        Pre.push_back(ir::assign(
-            ir::index(Temp, ir::intConst(Ctx.getSizeType(), I), Elem),
-            convertResult(V, Elem, Pre), BO_Assign, Loc));
-      }
       return eigenVariableTerm(Temp, *Shape, Loc);
     }
   }

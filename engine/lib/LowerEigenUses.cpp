@@ -370,29 +370,40 @@ bool FunctionLowering::lowerEigenViewAssignment(const clang::Expr *Target,
   return true;
 }
 
+const CXXConstructExpr *coefficientConstruct(const clang::Expr *E) {
+  const auto *CE = dyn_cast<CXXConstructExpr>(bare(E));
+  std::optional<uint64_t> N =
+      CE ? containerFixedSize(CE->getType()) : std::nullopt;
+  if (!N || CE->getNumArgs() != *N || *N < 2 ||
+      !llvm::all_of(CE->arguments(), [](const clang::Expr *A) {
+        return A->getType()->isArithmeticType();
+      }))
+    return nullptr;
+  return CE;
+}
+
+bool FunctionLowering::assignCoefficients(const CXXConstructExpr *CE,
+                                          ExprP Dst, ir::Block &Out) {
+  SourceLocation Loc = CE->getExprLoc();
+  QualType Elem = Dst->Ty->getPointeeType();
+  for (unsigned I = 0; I < CE->getNumArgs(); ++I) {
+    ExprP Value = lowerExpr(CE->getArg(I), Out);
+    if (!Value)
+      return false;
+    Out.push_back(ir::assign(
+        ir::index(Dst, ir::intConst(Ctx.getSizeType(), I), Elem),
+        convertResult(Value, Elem, Out), BO_Assign, Loc));
+  }
+  return true;
+}
+
 bool FunctionLowering::lowerEigenReturn(const clang::Expr *V,
                                         ir::Block &Out) {
   SourceLocation Loc = V->getExprLoc();
   ExprP Dst = ir::ref(Result, Loc);
   // `return Vector3d(x, y, z);`: one assignment per coefficient.
-  if (const auto *CE = dyn_cast<CXXConstructExpr>(bare(V))) {
-    std::optional<uint64_t> N = containerFixedSize(CE->getType());
-    if (N && CE->getNumArgs() == *N && *N > 1 &&
-        llvm::all_of(CE->arguments(), [](const clang::Expr *A) {
-          return A->getType()->isArithmeticType();
-        })) {
-      QualType Elem = Result->Type->getPointeeType();
-      for (unsigned I = 0; I < *N; ++I) {
-        ExprP Value = lowerExpr(CE->getArg(I), Out);
-        if (!Value)
-          return false;
-        Out.push_back(ir::assign(
-            ir::index(Dst, ir::intConst(Ctx.getSizeType(), I), Elem),
-            convertResult(Value, Elem, Out), BO_Assign, Loc));
-      }
-      return true;
-    }
-  }
+  if (const CXXConstructExpr *CE = coefficientConstruct(V))
+    return assignCoefficients(CE, Dst, Out);
   return lowerEigenAssignment(Dst, BO_Assign, V, Out, Loc);
 }
 

@@ -538,6 +538,10 @@ private:
   /// `return e;` in a view of a function returning a fixed-size Eigen
   /// object: e assigned to the view's `result` (FunctionViews.h).
   bool lowerEigenReturn(const clang::Expr *V, ir::Block &Out);
+  /// Dst (fixed-size storage) = the coefficients CE is built from
+  /// (coefficientConstruct), one assignment each.
+  bool assignCoefficients(const clang::CXXConstructExpr *CE, ir::ExprP Dst,
+                          ir::Block &Out);
   /// The same for a std::array: a braced list, or a container variable of
   /// the same type, copied into `result` element by element.
   bool lowerArrayReturn(const clang::Expr *V, ir::Block &Out);
