@@ -342,7 +342,10 @@ bool Differentiator::checkAnnotation(FunctionDecl *FD, const Annotation &A,
         return Fail("parameter '" + P->getNameAsString() + "' of type '" +
                     P->getType().getAsString() +
                     "' cannot be differentiated yet (" + Why + "); " +
-                    (StringRef(Why).contains("container")
+                    (StringRef(Why).contains("Eigen views")
+                         ? "hold an Eigen Matrix or Array in the class, or "
+                           "pass the view as a parameter of its own"
+                     : StringRef(Why).contains("container")
                          ? "pass each container of real numbers as a "
                            "parameter of its own ('const std::vector<double> "
                            "&w')"

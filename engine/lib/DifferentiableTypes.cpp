@@ -243,8 +243,23 @@ struct RecordShape {
           Container = Path;
         return;
       }
+      // An Eigen Matrix or Array member: coefficients the object holds. One
+      // of fixed size is storage inside the object, like an array member;
+      // one of dynamic size is held like a std::vector member.
+      if (std::optional<EigenShape> E = eigenShape(T);
+          E && !E->View && Elem->isRealFloatingType()) {
+        HasFloating = true;
+        if (!containerFixedSize(T) && Container.empty())
+          Container = Path;
+        return;
+      }
       PrintingPolicy Policy = userPolicy();
       std::string Name = T.getUnqualifiedType().getAsString(Policy);
+      if (std::optional<EigenShape> E = eigenShape(T); E && E->View) {
+        Problem = "member '" + Path + "' is a '" + Name +
+                  "': Eigen views inside classes are not followed yet";
+        return;
+      }
       if (Path.empty())
         Problem = "its elements are '" +
                   Elem.getUnqualifiedType().getAsString(Policy) +
@@ -369,6 +384,67 @@ bool pointsToReals(QualType T) {
     return false;
   RecordShape Shape = shapeOf(T);
   return Shape.PointsToReals || !Shape.Container.empty();
+}
+
+static bool trivialMemberType(QualType T, bool Default);
+
+/// RD's bases and members are all of the kind below.
+static bool membersActTrivially(const CXXRecordDecl *RD, bool Default) {
+  if (RD->isUnion() || RD->isPolymorphic() || RD->getNumVBases() ||
+      RD->isInStdNamespace() || isInEigen(RD))
+    return false;
+  for (const CXXBaseSpecifier &B : RD->bases())
+    if (!trivialMemberType(B.getType(), Default))
+      return false;
+  for (const FieldDecl *F : RD->fields())
+    if ((Default && F->hasInClassInitializer()) ||
+        F->getType()->isReferenceType() ||
+        !trivialMemberType(F->getType(), Default))
+      return false;
+  return true;
+}
+
+/// Members of this kind are left alone by the compiler-written default
+/// constructor (Default) or copied number by number by its copy.
+static bool trivialMemberType(QualType T, bool Default) {
+  T = T.getCanonicalType();
+  while (const auto *AT = dyn_cast<ConstantArrayType>(T.getTypePtr()))
+    T = AT->getElementType().getCanonicalType();
+  if (T->isScalarType())
+    return true;
+  if (std::optional<EigenShape> E = eigenShape(T))
+    return !E->View && containerFixedSize(T).has_value();
+  const auto *RD = T->getAsCXXRecordDecl();
+  if (!RD || !RD->hasDefinition())
+    return false;
+  RD = RD->getDefinition();
+  if (Default ? RD->hasTrivialDefaultConstructor()
+              : RD->hasTrivialCopyConstructor() &&
+                    RD->hasTrivialCopyAssignment())
+    return true;
+  // Its own special members are the compiler's, of the same kind.
+  if (Default && (RD->hasUserProvidedDefaultConstructor() ||
+                  !RD->hasDefaultConstructor()))
+    return false;
+  if (!Default && (RD->hasUserDeclaredCopyConstructor() ||
+                   RD->hasUserDeclaredCopyAssignment() ||
+                   RD->hasUserDeclaredMoveConstructor() ||
+                   RD->hasUserDeclaredMoveAssignment()))
+    return false;
+  return membersActTrivially(RD, Default);
+}
+
+bool actsTrivially(const CXXMethodDecl *M) {
+  if (M->isTrivial())
+    return true;
+  if (!M->isImplicit() && !M->isExplicitlyDefaulted())
+    return false;
+  const auto *Ctor = dyn_cast<CXXConstructorDecl>(M);
+  bool Default = Ctor && Ctor->isDefaultConstructor();
+  bool Copy = (Ctor && (Ctor->isCopyConstructor() ||
+                        Ctor->isMoveConstructor())) ||
+              M->isCopyAssignmentOperator() || M->isMoveAssignmentOperator();
+  return (Default || Copy) && membersActTrivially(M->getParent(), Default);
 }
 
 std::string containerMember(QualType T) {

@@ -32,6 +32,17 @@ clang::DeclContextLookupResult runtimeLookup(clang::ASTContext &Ctx,
 /// fluxion::NAME, a function of the runtime; null if it is not declared.
 clang::FunctionDecl *runtimeFunction(clang::ASTContext &Ctx,
                                      llvm::StringRef Name);
+/// The object an Eigen variable term's storage points into when it is held
+/// by another object (`&c.R(0)` for a member `c.R`); null for a variable.
+ir::ExprP heldEigenObject(const ir::ExprP &Storage);
+/// Coefficient Idx (storage order) of the Eigen object Storage points to:
+/// Storage[Idx] for a variable, c.R(Idx) for one another object holds.
+ir::ExprP eigenStorageElement(const ir::ExprP &Storage, ir::ExprP Idx,
+                              clang::QualType Elem);
+/// The Matrix or Array type of the object Storage points to.
+clang::QualType eigenStorageType(const ir::ExprP &Storage);
+/// How diagnostics name the object Storage points to.
+std::string eigenStorageName(const ir::ExprP &Storage);
 /// A copy of T and its operands (the IR expressions are shared).
 std::unique_ptr<EigenTerm> cloneEigenTerm(const EigenTerm &T);
 } // namespace fluxion

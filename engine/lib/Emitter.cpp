@@ -520,7 +520,11 @@ Expr *Emitter::expr(const ir::Expr &E) {
     // An element of a container held by another or by an object: X[i][j],
     // (*d_X)[i][j], L.w[k].
     if (Base->getType()->isRecordType()) {
-      ExprResult R = S.CreateOverloadedArraySubscriptExpr(Loc, Loc, Base, Idx);
+      // An Eigen object's coefficient in storage order: c.R(k).
+      ExprResult R =
+          eigenShape(Base->getType())
+              ? S.BuildCallToObjectOfClassType(nullptr, Base, Loc, {Idx}, Loc)
+              : S.CreateOverloadedArraySubscriptExpr(Loc, Loc, Base, Idx);
       return R.isInvalid() ? bad("container element") : R.get();
     }
     ExprResult R = S.CreateBuiltinArraySubscriptExpr(Base, Loc, Idx, Loc);
@@ -752,6 +756,8 @@ bool Emitter::appendStatements(const Block &B,
       if (!X)
         return false;
       Out.push_back(X);
+      Out.append(AfterDecl.begin(), AfterDecl.end());
+      AfterDecl.clear();
       continue;
     }
     llvm::MapVector<const Var *, llvm::SmallVector<const ir::Stmt *, 8>>
@@ -985,7 +991,8 @@ static FunctionDecl *runtimeTemplate(Sema &S, StringRef Name, QualType Elem,
   return Spec;
 }
 
-Expr *Emitter::runtimeObject(StringRef Name, QualType T) {
+Expr *Emitter::runtimeObject(StringRef Name, QualType T,
+                             ArrayRef<Expr *> Args) {
   // fluxion::Name<T>(), spelled with its namespace and template argument.
   FunctionDecl *Fn = runtimeTemplate(S, Name, T, Loc);
   if (!Fn)
@@ -1003,7 +1010,9 @@ Expr *Emitter::runtimeObject(StringRef Name, QualType T) {
                                  DeclarationNameInfo(Fn->getDeclName(), Loc),
                                  SS.getWithLocInContext(Ctx), nullptr,
                                  SourceLocation(), &TArgs);
-  ExprResult Call = S.BuildCallExpr(nullptr, Ref, Loc, {}, Loc);
+  ExprResult Call = S.BuildCallExpr(
+      nullptr, Ref, Loc,
+      MultiExprArg(const_cast<Expr **>(Args.data()), Args.size()), Loc);
   return Call.isInvalid() ? bad(("call of fluxion::" + Name).str())
                           : Call.get();
 }
@@ -1071,10 +1080,23 @@ bool Emitter::initialize(VarDecl *VD, Var *V) {
   bool ZeroBytes = Class && Class->hasDefinition() &&
                    !Class->hasTrivialDefaultConstructor();
   if (ZeroBytes && V->isArray()) {
-    bad("an array of objects of class " + Class->getNameAsString() +
-        ", whose constructors may set its members; give the class a "
-        "trivial default constructor");
-    return false;
+    // No initialiser zeroes them: each element is assigned
+    // fluxion::zero_object<T>() right after the declaration.
+    const CXXConstructorDecl *Default = S.LookupDefaultConstructor(
+        const_cast<CXXRecordDecl *>(Class->getDefinition()));
+    if (!Default || Default->isDeleted()) {
+      bad("an array of objects of class " + Class->getNameAsString() +
+          ", which has no default constructor; give the class one");
+      return false;
+    }
+    Expr *Ref = S.BuildDeclRefExpr(VD, VD->getType(), VK_LValue, Loc);
+    Expr *Zero = runtimeObject("zero_objects", VD->getType(), {Ref});
+    if (!Zero)
+      return false;
+    S.ActOnUninitializedDecl(VD);
+    VD->setInitStyle(VarDecl::CallInit); // printed `S d_a[N];`
+    AfterDecl.push_back(Zero);
+    return !VD->isInvalidDecl();
   }
   if (ZeroBytes) {
     Init = runtimeObject("zero_object", V->Type.getUnqualifiedType());
@@ -1160,6 +1182,8 @@ bool Emitter::emit(EmitRequest &R) {
     if (!initialize(VD, V))
       return false;
     Stmts.push_back(new (S.getASTContext()) DeclStmt(DeclGroupRef(VD), Loc, Loc));
+    Stmts.append(AfterDecl.begin(), AfterDecl.end());
+    AfterDecl.clear();
   }
   // Containers passed in whose size the body never changes.
   for (Var *V : R.Params)

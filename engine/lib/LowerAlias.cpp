@@ -452,6 +452,18 @@ ExprP FunctionLowering::walkerPointer(const VarDecl *VD, ExprP Pos,
     Base = lowerExpr(BaseExpr, Pre);
   if (!Base)
     return nullptr;
+  // A container held by an object (`s.a.data()`): its first element's
+  // address.
+  if (Base->Ty->isRecordType()) {
+    QualType Elem = containerElement(Base->Ty);
+    if (Elem.isNull())
+      return nullptr;
+    if (BaseExpr->getType().getNonReferenceType().isConstQualified())
+      Elem.addConst();
+    Base = ir::addrOf(
+        ir::index(Base, intConst(Ctx.getPointerDiffType(), 0), Elem),
+        Ctx.getPointerType(Elem));
+  }
   return ir::cast(VD->getType().getUnqualifiedType(),
                   ir::binary(BO_Add, Base, Pos, Base->Ty));
 }

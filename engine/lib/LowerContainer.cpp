@@ -703,6 +703,18 @@ bool FunctionLowering::lowerContainerCall(const CallExpr *E, ir::Block &Pre,
   // (LowerEigenUses.cpp) take it.
   ExprP Storage;
   const clang::Expr *Inner = Object->IgnoreParenImpCasts();
+  // An Eigen member of an object (`c.R(0, 1)`, `pose.t.x()`): its
+  // coefficients where the object holds them.
+  if (std::optional<EigenShape> Shape = eigenShape(Inner->getType());
+      Shape && !Shape->View && isa<MemberExpr>(Inner)) {
+    if (ExprP Place = lowerExpr(Inner, Pre))
+      lowerEigenCall(E, Method,
+                     heldEigenStorage(Place, Inner->getType()
+                                                 .getNonReferenceType()
+                                                 .isConstQualified()),
+                     *Shape, Pre, Out);
+    return true;
+  }
   if (!isa<DeclRefExpr>(Inner) && eigenShape(Inner->getType()))
     return false;
   if (isa<DeclRefExpr>(Inner)) {

@@ -21,6 +21,7 @@
 // naming the operation (refuseEigenOperation).
 //
 //===----------------------------------------------------------------------===//
+#include "EigenLowering.h"
 #include "fluxion/engine/Lowering.h"
 
 #include "clang/AST/ASTContext.h"
@@ -48,8 +49,7 @@ void FunctionLowering::lowerEigenCall(const CallExpr *E,
                                       ir::Block &Pre, ExprP &Out) {
   Out = nullptr;
   SourceLocation Loc = E->getExprLoc();
-  Var *V = Storage->V;
-  QualType Elem = V->Type->getPointeeType();
+  QualType Elem = Storage->Ty->getPointeeType();
   QualType Scalar = Elem.getUnqualifiedType();
   bool IsOperator = isa<CXXOperatorCallExpr>(E);
   llvm::SmallVector<const clang::Expr *, 2> Args;
@@ -68,7 +68,8 @@ void FunctionLowering::lowerEigenCall(const CallExpr *E,
       return Whole->Cols;
     if (Shape.Rows >= 0 && Shape.Cols >= 0)
       return ir::intConst(IndexTy, Shape.Rows * Shape.Cols);
-    return ir::sizeOf(Storage, IndexTy, ir::Extent::Elements);
+    ExprP Held = heldEigenObject(Storage);
+    return ir::sizeOf(Held ? Held : Storage, IndexTy, ir::Extent::Elements);
   };
   auto Index = [&](const clang::Expr *A) -> ExprP {
     // The index as written (`x(i)`): Eigen converts it to its Index.
@@ -78,7 +79,7 @@ void FunctionLowering::lowerEigenCall(const CallExpr *E,
     return I;
   };
   auto Element = [&](ExprP Idx) {
-    ExprP R = ir::index(Storage, Idx, Elem);
+    ExprP R = eigenStorageElement(Storage, Idx, Elem);
     std::const_pointer_cast<ir::Expr>(R)->Loc = Loc;
     return R;
   };
@@ -175,7 +176,8 @@ void FunctionLowering::lowerEigenCall(const CallExpr *E,
   if (Fill) {
     if (Elem.isConstQualified()) {
       Diags.report(Loc, Diag::NotSupported)
-          << ("'" + Name + "' on '" + V->Name + "', which is read-only here")
+          << ("'" + Name + "' on '" + eigenStorageName(Storage) +
+              "', which is read-only here")
           << "fill a non-const Eigen variable";
       return;
     }
@@ -195,11 +197,10 @@ void FunctionLowering::lowerEigenCall(const CallExpr *E,
   }
 
   std::string TypeName =
-      V->Origin->getType().getNonReferenceType().getUnqualifiedType()
-          .getAsString();
+      eigenStorageType(Storage).getUnqualifiedType().getAsString();
   Diags.report(Loc, Diag::NotSupported)
       << ("the Eigen operation '" + eigenOperationName(Method) + "' on '" +
-          V->Name + "' (a '" + TypeName + "')")
+          eigenStorageName(Storage) + "' (a '" + TypeName + "')")
       << "write it with coefficient loops (v(i), m(i, j)) or with the "
          "operations that are differentiated (docs/eigen.md)";
 }
@@ -261,8 +262,8 @@ bool FunctionLowering::lowerEigenCommaInit(const CallExpr *E, ir::Block &Pre,
     int64_t Flat = Shape->isVector() ? int64_t(K)
                    : Shape->RowMajor ? Row * Shape->Cols + Col
                                      : Row + Col * Shape->Rows;
-    Pre.push_back(ir::assign(ir::index(Storage, ir::intConst(Ctx.IntTy, Flat),
-                                       Elem),
+    Pre.push_back(ir::assign(eigenStorageElement(
+                                 Storage, ir::intConst(Ctx.IntTy, Flat), Elem),
                              convertResult(Value, Elem.getUnqualifiedType(),
                                            Pre),
                              BO_Assign, Item->getExprLoc()));

@@ -122,7 +122,7 @@ bool FunctionLowering::lowerEigenExpressionLocal(const VarDecl *VD,
     X = X->A.get();
   if (X != T.get() && X->K == EigenTerm::Kind::Variable &&
       !X->Storage->Ty->getPointeeType().isConstQualified())
-    return Refuse("a view of '" + X->Storage->V->Name +
+    return Refuse("a view of '" + eigenStorageName(X->Storage) +
                   "', which may be written through");
   EigenLocals[VD] = std::move(T);
   return true;

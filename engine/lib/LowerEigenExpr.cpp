@@ -191,6 +191,15 @@ bool FunctionLowering::runtimeCheck(StringRef Name, llvm::ArrayRef<ExprP> Args,
 ExprP FunctionLowering::eigenVariableOf(const clang::Expr *E, ir::Block &Pre,
                                         StringRef What, bool Writable) {
   E = E->IgnoreParenImpCasts();
+  // A member of an object (`pose.t`): read and written where it is held.
+  if (isa<MemberExpr>(E) && eigenShape(E->getType()) &&
+      !eigenShape(E->getType())->View) {
+    ExprP Place = lowerExpr(E, Pre);
+    if (!Place)
+      return nullptr;
+    if (!Writable || !E->getType().isConstQualified())
+      return heldEigenStorage(Place, E->getType().isConstQualified());
+  }
   ExprP V = isa<DeclRefExpr>(E) && eigenShape(E->getType())
                 ? lowerExpr(E, Pre)
                 : nullptr;
@@ -204,6 +213,44 @@ ExprP FunctionLowering::eigenVariableOf(const clang::Expr *E, ir::Block &Pre,
                .str()
         << "assign to a local or output Eigen variable";
   return nullptr;
+}
+
+ExprP heldEigenObject(const ExprP &Storage) {
+  if (Storage->K != ir::ExprKind::AddrOf ||
+      Storage->Ops[0]->K != ir::ExprKind::Index ||
+      !Storage->Ops[0]->Ops[1]->isZero())
+    return nullptr;
+  const ExprP &Place = Storage->Ops[0]->Ops[0];
+  return Place->K != ir::ExprKind::VarRef && eigenShape(Place->Ty) ? Place
+                                                                    : nullptr;
+}
+
+ExprP eigenStorageElement(const ExprP &Storage, ExprP Idx, QualType Elem) {
+  if (ExprP Held = heldEigenObject(Storage))
+    return ir::index(Held, std::move(Idx), Elem);
+  return ir::index(Storage, std::move(Idx), Elem);
+}
+
+QualType eigenStorageType(const ExprP &Storage) {
+  if (ExprP Held = heldEigenObject(Storage))
+    return Held->Ty;
+  return Storage->V->Origin->getType().getNonReferenceType();
+}
+
+std::string eigenStorageName(const ExprP &Storage) {
+  if (heldEigenObject(Storage))
+    if (const auto *Field = heldEigenObject(Storage)->Field)
+      return Field->getNameAsString();
+  return Storage->rootVar()->Name;
+}
+
+ExprP FunctionLowering::heldEigenStorage(ExprP Place, bool Const) {
+  QualType Elem = eigenShape(Place->Ty)->Scalar.getUnqualifiedType();
+  if (Const)
+    Elem.addConst();
+  return ir::addrOf(
+      ir::index(Place, ir::intConst(Ctx.getPointerDiffType(), 0), Elem),
+      Ctx.getPointerType(Elem));
 }
 
 std::unique_ptr<EigenTerm>
@@ -221,11 +268,12 @@ FunctionLowering::eigenVariableTerm(ExprP Storage, const EigenShape &Shape,
       return ir::intConst(IndexTy, Fixed);
     if (Shape.isVector())
       Which = ir::Extent::Elements;
-    return ir::sizeOf(Storage, IndexTy, Which);
+    ExprP Held = heldEigenObject(Storage);
+    return ir::sizeOf(Held ? Held : Storage, IndexTy, Which);
   };
   Term->Rows = Extent(Shape.Rows, ir::Extent::Rows);
   Term->Cols = Extent(Shape.Cols, ir::Extent::Cols);
-  Term->Reads.insert(Storage->V);
+  Term->Reads.insert(Storage->rootVar());
   return Term;
 }
 
@@ -259,6 +307,16 @@ FunctionLowering::lowerEigenTermOf(const clang::Expr *E, ir::Block &Pre) {
     return nullptr;
   };
 
+  // A member of an object (`c.R`, `p->t`): read where the object holds it.
+  if (const auto *ME = dyn_cast<MemberExpr>(E);
+      ME && eigenShape(E->getType()) && !eigenShape(E->getType())->View) {
+    ExprP Place = lowerExpr(ME, Pre);
+    if (!Place)
+      return nullptr;
+    return eigenVariableTerm(
+        heldEigenStorage(Place, E->getType().isConstQualified()),
+        *eigenShape(E->getType()), Loc);
+  }
   // A variable of the function.
   if (isa<DeclRefExpr>(E) && eigenShape(E->getType())) {
     ExprP Storage = lowerExpr(E, Pre);
@@ -666,7 +724,7 @@ ExprP FunctionLowering::eigenElement(const EigenTerm &T, ExprP I, ExprP J) {
     Flat = Flatten(J, I, T.Cols);
   else
     Flat = Flatten(I, J, T.Rows);
-  return ir::index(T.Storage, Flat, Elem);
+  return eigenStorageElement(T.Storage, Flat, Elem);
 }
 
 ExprP FunctionLowering::eigenCoefficient(const EigenTerm &T, ExprP I, ExprP J,

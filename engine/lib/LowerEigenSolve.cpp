@@ -103,7 +103,9 @@ bool FunctionLowering::eigenRuleOperand(const clang::Expr *X, StringRef Name,
   Out.Term = lowerEigenTerm(X, Pre);
   if (!Out.Term)
     return false;
-  if (Out.Term->K == EigenTerm::Kind::Variable) {
+  // A variable is passed as itself; a member of an object as a copy.
+  if (Out.Term->K == EigenTerm::Kind::Variable &&
+      !heldEigenObject(Out.Term->Storage)) {
     Out.Type = Out.Term->Storage->V->Origin->getType()
                    .getNonReferenceType()
                    .getUnqualifiedType();

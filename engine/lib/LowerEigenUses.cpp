@@ -159,9 +159,10 @@ bool FunctionLowering::lowerEigenAssignment(ExprP Dst, BinaryOperatorKind Op,
                                             const clang::Expr *Rhs,
                                             ir::Block &Pre,
                                             SourceLocation Loc) {
-  if (Dst->V->Type->getPointeeType().isConstQualified()) {
+  if (Dst->Ty->getPointeeType().isConstQualified()) {
     Diags.report(Loc, Diag::NotSupported)
-        << ("assigning to '" + Dst->V->Name + "', which is read-only here")
+        << ("assigning to '" + eigenStorageName(Dst) +
+            "', which is read-only here")
         << "assign to a non-const Eigen variable";
     return false;
   }
@@ -173,8 +174,11 @@ bool FunctionLowering::assignEigenTerm(ExprP Dst, BinaryOperatorKind Op,
                                        const std::unique_ptr<EigenTerm> &R,
                                        ir::Block &Pre, SourceLocation Loc,
                                        const EigenTerm *View) {
-  Var *V = Dst->V;
-  EigenShape Shape = *eigenShape(V->Origin->getType());
+  // The variable written, or the object holding the member written (whose
+  // reads then count as reads of the destination).
+  Var *V = Dst->rootVar();
+  EigenShape Shape = *eigenShape(eigenStorageType(Dst));
+  std::string Name = eigenStorageName(Dst);
   if (!R->Scalar.isNull() &&
       !Ctx.hasSameUnqualifiedType(R->Scalar, Shape.Scalar.getUnqualifiedType())) {
     Diags.report(Loc, Diag::NotSupported)
@@ -187,7 +191,7 @@ bool FunctionLowering::assignEigenTerm(ExprP Dst, BinaryOperatorKind Op,
   // writes (`v.segment(1, n) = v.segment(0, n)` reads what it overwrote).
   if (View && R->Reads.count(V)) {
     Diags.report(Loc, Diag::NotSupported)
-        << ("assigning to a view of '" + V->Name +
+        << ("assigning to a view of '" + Name +
             "' an expression that reads '" + V->Name + "'")
         << "assign the expression to a local first, then the local to the "
            "view";
@@ -195,12 +199,12 @@ bool FunctionLowering::assignEigenTerm(ExprP Dst, BinaryOperatorKind Op,
   }
   if (R->Mixes && R->Reads.count(V)) {
     Diags.report(Loc, Diag::NotSupported)
-        << ("assigning to '" + V->Name +
+        << ("assigning to '" + Name +
             "' a product or transpose that reads '" + V->Name + "'")
         << "assign it to another variable (a local), then copy that";
     return false;
   }
-  ExprP DstRef = ir::ref(V, Loc);
+  ExprP DstRef = heldEigenObject(Dst) ? Dst : ir::ref(V, Loc);
   std::unique_ptr<EigenTerm> Whole = eigenVariableTerm(DstRef, Shape, Loc);
   // What is assigned: the variable, or the view of it.
   const EigenTerm *DstTerm = View ? View : Whole.get();
@@ -223,7 +227,7 @@ bool FunctionLowering::assignEigenTerm(ExprP Dst, BinaryOperatorKind Op,
     if (!Same) {
       Diags.report(Loc, Diag::NotSupported)
           << ("assigning an Eigen expression of another shape to '" +
-              V->Name + "'")
+              Name + "'")
           << "give both sides the same number of rows and columns";
       return false;
     }
@@ -251,7 +255,7 @@ bool FunctionLowering::assignEigenTerm(ExprP Dst, BinaryOperatorKind Op,
   }
   if (!evaluateProducts(*R, Pre))
     return false;
-  QualType Elem = V->Type->getPointeeType();
+  QualType Elem = Dst->Ty->getPointeeType();
   QualType IndexTy = Ctx.getPointerDiffType();
   // The destination's element at coefficient (I, J) of the right side's
   // shape: a vector takes a vector of either orientation; a view is offset
@@ -342,9 +346,20 @@ bool FunctionLowering::lowerEigenViewAssignment(const clang::Expr *Target,
     return false;
   StringRef Name = M->getName();
   unsigned N = MC->getNumArgs();
-  bool View = (N == 1 && (Name == "col" || Name == "row" || Name == "head" ||
-                          Name == "tail")) ||
-              (N == 2 && Name == "segment") || (N == 4 && Name == "block");
+  // The extents as arguments, or as template arguments (`head<2>()`, whose
+  // extent is also a defaulted argument).
+  N = llvm::count_if(MC->arguments(), [](const clang::Expr *A) {
+    return !isa<CXXDefaultArgExpr>(A);
+  });
+  unsigned Fixed = 0;
+  if (const TemplateArgumentList *TA = M->getTemplateSpecializationArgs())
+    Fixed = llvm::count_if(TA->asArray(), [](const TemplateArgument &A) {
+      return A.getKind() == TemplateArgument::Integral;
+    });
+  bool View = (N == 1 && (Name == "col" || Name == "row")) ||
+              (N + Fixed == 1 && (Name == "head" || Name == "tail")) ||
+              (N + Fixed == 2 && Name == "segment") ||
+              (N + Fixed == 4 && Name == "block");
   if (!View)
     return false;
   // The view's term reads its variable in place (LowerEigenExpr.cpp):
@@ -355,7 +370,7 @@ bool FunctionLowering::lowerEigenViewAssignment(const clang::Expr *Target,
   const EigenTerm *Of = Dst->A.get();
   if (Dst->K != EigenTerm::Kind::Block || !Of ||
       Of->K != EigenTerm::Kind::Variable ||
-      Of->Storage->V->Type->getPointeeType().isConstQualified()) {
+      Of->Storage->Ty->getPointeeType().isConstQualified()) {
     Diags.report(Loc, Diag::NotSupported)
         << ("assigning to '" + Name + "(...)' of an Eigen object that is not "
                                       "a writable variable of the function")
@@ -364,6 +379,27 @@ bool FunctionLowering::lowerEigenViewAssignment(const clang::Expr *Target,
     return true;
   }
   // The variable stands for the call's value, used for its effect.
+  if (Op == BO_MulAssign || Op == BO_DivAssign) {
+    // v.col(j) *= s: each coefficient of the view scaled where it is.
+    ExprP S = lowerExpr(Rhs, Pre);
+    if (!S)
+      return true;
+    QualType Scalar = Of->Storage->Ty->getPointeeType().getUnqualifiedType();
+    S = materialize(convertResult(S, Scalar, Pre), Pre, "_scale", Loc);
+    QualType IndexTy = Ctx.getPointerDiffType();
+    appendIndexLoop(0, Dst->Cols, Loc, Pre, [&](ExprP J, ir::Block &Col) {
+      appendIndexLoop(0, Dst->Rows, Loc, Col, [&](ExprP I, ir::Block &B) {
+        ExprP X = eigenElement(*Of, ir::add(I, Dst->RowOffset, IndexTy),
+                               ir::add(J, Dst->ColOffset, IndexTy));
+        B.push_back(ir::assign(X,
+                               Op == BO_MulAssign ? ir::mul(X, S, Scalar)
+                                                  : ir::div(X, S, Scalar),
+                               BO_Assign, Loc));
+      });
+    });
+    Out = Of->Storage;
+    return true;
+  }
   std::unique_ptr<EigenTerm> R = lowerEigenTerm(Rhs, Pre);
   if (R && assignEigenTerm(Of->Storage, Op, R, Pre, Loc, Dst.get()))
     Out = Of->Storage;
@@ -475,6 +511,17 @@ bool FunctionLowering::lowerEigenExpressionCall(const CallExpr *E,
       Out = Dst;
     return true;
   }
+  // v.col(j) *= s, v.head(n) /= s.
+  if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(E);
+      Op && Op->getNumArgs() == 2 &&
+      (Op->getOperator() == OO_StarEqual ||
+       Op->getOperator() == OO_SlashEqual) &&
+      Op->getArg(1)->getType()->isArithmeticType() &&
+      lowerEigenViewAssignment(bare(Op->getArg(0)),
+                               Op->getOperator() == OO_StarEqual ? BO_MulAssign
+                                                                 : BO_DivAssign,
+                               Op->getArg(1), Pre, Loc, Out))
+    return true;
   // A method, called as one (`e.coeff(i)`, `e.x()`) or as an operator
   // (`e(i)`, `e[i]`).
   const CXXMethodDecl *M = nullptr;

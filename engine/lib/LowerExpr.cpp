@@ -308,7 +308,9 @@ bool FunctionLowering::checkAliasing(llvm::ArrayRef<const clang::Expr *> ArgExpr
 }
 
 ExprP FunctionLowering::addressOf(ExprP LV, QualType PtrTy) {
-  if (LV->K != ExprKind::Index)
+  // An element of a container held by an object (&L.w[i], &c.t(k)) is
+  // taken where it is.
+  if (LV->K != ExprKind::Index || LV->Ops[0]->Ty->isRecordType())
     return addrOf(LV, PtrTy);
   // &p[i] is p + i, &p[0] is p, &a[i] is a + i.
   ExprP Base = LV->Ops[0];
@@ -836,7 +838,7 @@ bool FunctionLowering::lowerArguments(
       // write it: its own lowering checks): the copy's source, by address.
       const clang::Expr *Src = A->IgnoreImplicit();
       if (const auto *CE = dyn_cast<CXXConstructExpr>(Src))
-        if (CE->getNumArgs() == 1 && CE->getConstructor()->isTrivial())
+        if (CE->getNumArgs() == 1 && actsTrivially(CE->getConstructor()))
           Src = CE->getArg(0);
       L = lowerReferenceArg(
           Src, Ctx.getLValueReferenceType(PT.getUnqualifiedType().withConst()),

@@ -185,7 +185,11 @@ bool FunctionLowering::lowerRangeFor(const CXXForRangeStmt *S, ir::Block &Out) {
     ExprP Storage = lowerExpr(Range, Ignored);
     if (!Storage)
       return false;
-    bool Place = isContainerPlace(*Storage);
+    // A container held by another or by an object (an Eigen member too).
+    bool Place = isContainerPlace(*Storage) ||
+                 ((Storage->K == ir::ExprKind::Member ||
+                   Storage->K == ir::ExprKind::Index) &&
+                  eigenShape(Storage->Ty) && !eigenShape(Storage->Ty)->View);
     if ((!Place && (Storage->K != ir::ExprKind::VarRef ||
                     !isContainerStorageVar(Storage->V))) ||
         !Ignored.empty()) {

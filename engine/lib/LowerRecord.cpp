@@ -42,6 +42,18 @@ void forEachScalar(ASTContext &Ctx, ExprP Dst, ExprP Src, QualType Ty,
     }
     return;
   }
+  // A fixed-size Eigen object: its coefficients in storage order (m(k)).
+  if (std::optional<EigenShape> E = eigenShape(T); E && !E->View) {
+    if (std::optional<uint64_t> N = containerFixedSize(T)) {
+      QualType Scalar = E->Scalar.getUnqualifiedType();
+      for (uint64_t I = 0; I < *N; ++I) {
+        ExprP Idx = intConst(Ctx.getPointerDiffType(), I);
+        Leaf(index(Dst, Idx, Scalar), Src ? index(Src, Idx, Scalar) : nullptr,
+             Scalar);
+      }
+      return;
+    }
+  }
   if (const RecordDecl *RD = recordOf(T)) {
     // Members of base classes first (a base's member is a member of the
     // object: Dst.m).
@@ -154,6 +166,9 @@ bool FunctionLowering::lowerRecordInit(ExprP Base, QualType Ty,
                                        const clang::Expr *Init, Block &Out) {
   if (refuseObjectWithPointer(Ty, Init->getBeginLoc()))
     return false;
+  if (std::optional<EigenShape> E = eigenShape(Ty);
+      E && !E->View && Base->K != ir::ExprKind::VarRef)
+    return lowerHeldEigenInit(Base, Ty, Init, Out);
   Init = Init->IgnoreImplicit()->IgnoreParens();
   // S{...} and S(x) written as casts: their operand initialises.
   if (const auto *FC = dyn_cast<CXXFunctionalCastExpr>(Init))
@@ -206,14 +221,14 @@ bool FunctionLowering::lowerRecordInit(ExprP Base, QualType Ty,
   }
   if (const auto *CE = dyn_cast<CXXConstructExpr>(Init)) {
     const CXXConstructorDecl *Ctor = CE->getConstructor();
-    if (CE->getNumArgs() == 0 && Ctor->isTrivial()) {
+    if (CE->getNumArgs() == 0 && actsTrivially(Ctor)) {
       // `S s;` leaves the members as they are; `S s{}` / `S()` zeroes them.
       if (CE->requiresZeroInitialization() ||
           isa<CXXTemporaryObjectExpr>(CE))
         zeroMembers(Base, Ty, Init->getBeginLoc(), Out);
       return true;
     }
-    if (CE->getNumArgs() == 1 && Ctor->isTrivial() &&
+    if (CE->getNumArgs() == 1 && actsTrivially(Ctor) &&
         (Ctor->isCopyConstructor() || Ctor->isMoveConstructor())) {
       ExprP Src = lowerExpr(CE->getArg(0), Out);
       if (!Src)
@@ -226,7 +241,7 @@ bool FunctionLowering::lowerRecordInit(ExprP Base, QualType Ty,
       }
       return copyMembers(Base, Src, Ty, CE->getBeginLoc(), Out);
     }
-    if (!Ctor->isTrivial())
+    if (!actsTrivially(Ctor))
       return lowerConstructorCall(Base, CE, Out);
   }
   Diags.report(Init->getBeginLoc(), Diag::NotSupported)
@@ -235,6 +250,29 @@ bool FunctionLowering::lowerRecordInit(ExprP Base, QualType Ty,
       << "initialise it from a braced list of its members or copy another "
          "object";
   return false;
+}
+
+bool FunctionLowering::lowerHeldEigenInit(ExprP Base, QualType Ty,
+                                          const clang::Expr *Init, Block &Out) {
+  // Built empty: its coefficients are left as they are, or zeroed (`{}`).
+  const clang::Expr *E = Init->IgnoreImplicit()->IgnoreParens();
+  const auto *IL = dyn_cast<InitListExpr>(E);
+  if (IL && IL->getNumInits() == 1)
+    E = IL->getInit(0)->IgnoreImplicit()->IgnoreParens();
+  else if (IL && IL->getNumInits() == 0) {
+    zeroMembers(Base, Ty, Init->getBeginLoc(), Out);
+    return true;
+  }
+  if (const auto *CE = dyn_cast<CXXConstructExpr>(E);
+      CE && CE->getNumArgs() == 0) {
+    if (CE->requiresZeroInitialization() || isa<CXXTemporaryObjectExpr>(CE))
+      zeroMembers(Base, Ty, Init->getBeginLoc(), Out);
+    return true;
+  }
+  // Built from an Eigen expression (`Pose{a.R * b.R, t}`, `: R(R0)`): the
+  // expression assigned where the object holds it.
+  return lowerEigenAssignment(heldEigenStorage(Base, /*Const=*/false),
+                              BO_Assign, E, Out, Init->getBeginLoc());
 }
 
 bool FunctionLowering::lowerRecordAssignment(const CXXOperatorCallExpr *E,

@@ -660,7 +660,7 @@ bool FunctionLowering::lowerArrayInit(ExprP Base, QualType Ty, const Expr *Init,
       CE && AT && CE->getNumArgs() == 0) {
     // `S a[N];`: a trivial constructor leaves the elements as they are
     // (or zeroes them: `S a[N]{}`); another one runs on each element.
-    if (CE->getConstructor()->isTrivial()) {
+    if (actsTrivially(CE->getConstructor())) {
       if (CE->requiresZeroInitialization())
         zeroMembers(Base, Ty, Init->getBeginLoc(), Out);
       return true;
@@ -738,7 +738,7 @@ bool FunctionLowering::lowerExprStmt(const Expr *E, Block &Out) {
       return lowerIncrement(UO, Out) != nullptr;
   if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(E))
     if (const auto *M = dyn_cast_or_null<CXXMethodDecl>(Op->getDirectCallee()))
-      if (Op->getOperator() == OO_Equal && M->isTrivial()) {
+      if (Op->getOperator() == OO_Equal && actsTrivially(M)) {
         // t = u for a std::array of numbers: element by element.
         QualType T = Op->getArg(0)->getType();
         if (returnsFixedContainer(T.getNonReferenceType()) && !eigenShape(T)) {

@@ -381,7 +381,15 @@ void BodyPrinter::varDecl(const VarDecl *VD) {
   if (!Read.count(VD))
     OS << "[[maybe_unused]] ";
   printable(T, Ctx).print(OS, Policy, VD->getName());
-  if (const Expr *Init = VD->getInit()) {
+  const Expr *Init = VD->getInit();
+  // `S a[N];`: a default construction is written as nothing.
+  if (const auto *Construct =
+          dyn_cast_or_null<CXXConstructExpr>(Init ? Init->IgnoreImplicit()
+                                                  : nullptr);
+      Construct && VD->getInitStyle() == VarDecl::CallInit &&
+      !Construct->isListInitialization() && Construct->getNumArgs() == 0)
+    Init = nullptr;
+  if (Init) {
     OS << " = ";
     expr(Init);
   }

@@ -92,6 +92,15 @@ def struct_fill(q, obj, clone, value):
     return lines
 
 
+def struct_zeroed(q, ns, obj):
+    """The declaration of an S object obj with every member zero: `= {}`
+    leaves an Eigen member's coefficients uninitialised (its default
+    constructor runs), so those are zeroed after."""
+    return ['%s::S %s = {};' % (ns, obj)] + [
+        '%s.%s.setZero();' % (obj, m.name) for m in q.members
+        if getattr(m, 'eigen', False)]
+
+
 def struct_entries(q, obj):
     """The floating members of object obj of struct q, flattened."""
     out = []
@@ -115,7 +124,7 @@ def param_setup(p, clone, xname='X', ns=None):
     for q in p.params:
         T = 'long double' if clone and q.t != 'i' else ctype_own(q.t)
         if q.kind == 'ST':
-            lines.append('%s::S %s = {};' % (ns, q.name))
+            lines += struct_zeroed(q, ns, q.name)
             if q.active:
                 lines += struct_fill(q, q.name, clone,
                                      lambda i, k=k: '%s[%d]' % (xname, k + i))
@@ -202,7 +211,7 @@ def driver(p):
             T = T_of(q)
             nm = prefix + q.name
             if q.kind == 'ST':
-                decl.append('%s::S %s = {};' % (sns, nm))
+                decl += struct_zeroed(q, sns, nm)
                 args.append('&' + nm)
             elif q.kind == 'S':
                 decl.append('%s %s = 0;' % (T, nm))
@@ -249,7 +258,7 @@ def driver(p):
         for q in dps:
             T = ctype_own(q.t)
             if q.kind == 'ST':
-                decl.append('%s::S %s%s = {};' % (ns, pre, q.name))
+                decl += struct_zeroed(q, ns, pre + q.name)
                 decl += struct_fill(q, pre + q.name, False,
                                     lambda i, k=k: '%s[%d]' % (src, k + i))
                 decl.append('%s%s.k = 0;' % (pre, q.name))

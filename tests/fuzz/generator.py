@@ -87,7 +87,8 @@ FEATURES = {
              '(indexed, passed to helpers as .data(), walked by range-based for, '
              'reduced whole: sum, squaredNorm, dot, mean of them, of '
              'coefficient-wise expressions over them and of auto locals '
-             'holding such expressions)',
+             'holding such expressions); with structs, the struct\'s array '
+             'member is sometimes an Eigen::Matrix<T, L, 1>',
     'rangefor': 'range-based for over arrays of known size (local arrays, struct '
                 'member arrays, local arrays of S): by value, by const reference, '
                 'by reference writing the elements',
@@ -210,12 +211,16 @@ def dyadic(rng, lo=-1.5, hi=1.5):
 class Member:
     """A data member of the program's struct: a scalar (length None) or a
     fixed-size array of type t."""
-    def __init__(self, name, t, length=None):
+    def __init__(self, name, t, length=None, eigen=False):
         self.name, self.t, self.length = name, t, length
+        self.eigen = eigen  # an Eigen vector of fixed size instead
 
     def decl(self):
         if self.length is None:
             return '%s %s;' % (CTYPE[self.t], self.name)
+        if self.eigen:
+            return 'Eigen::Matrix<%s, %d, 1> %s;' % (CTYPE[self.t], self.length,
+                                                     self.name)
         return '%s %s[%d];' % (CTYPE[self.t], self.name, self.length)
 
 
@@ -346,7 +351,8 @@ class Scope:
                 self.vars.append(Var(name, m.t, assignable=writable))
             else:
                 self.arrays.append(Arr(name, m.t, m.length, True, writable,
-                                       fixed=True))
+                                       fixed=True, vec=m.eigen,
+                                       eigen=m.eigen))
 
     def add_object(self, name, members, writable=False):
         """An S object `name` in scope: its methods callable, its members
@@ -2135,6 +2141,9 @@ class Generator:
                         for j in range(self.rng.randint(1, 3))]
         if self.chance(0.5):
             self.members.append(Member('a', self.ftype(), self.L))
+            # With eigen, the array member is sometimes an Eigen vector.
+            self.members[-1].eigen = self.on('eigen') and \
+                self.erng.random() < 0.4
         self.members.append(Member('k', 'i'))
         self.rng.shuffle(self.members)
         if self.on('methods') and self.chance(0.6):

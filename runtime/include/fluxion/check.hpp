@@ -191,13 +191,53 @@ struct brace_initializable<T, std::index_sequence<I...>,
 
 constexpr std::size_t MaxFields = 24;
 
+/// T{{}, ..., {}} with N empty lists compiles: the same count for members
+/// that take no single converted value but have a default constructor (an
+/// Eigen matrix, whose explicit template constructor would take the
+/// any_field itself).
+template <class T, std::size_t N, class = void>
+struct empty_initializable : std::false_type {};
+// clang-format off
+#define FLUXION_CHECK_EMPTIES(K, ...)                                          \
+  template <class T>                                                           \
+  struct empty_initializable<T, K, std::void_t<decltype(T{__VA_ARGS__})>>      \
+      : std::true_type {};
+FLUXION_CHECK_EMPTIES(1, {})
+FLUXION_CHECK_EMPTIES(2, {}, {})
+FLUXION_CHECK_EMPTIES(3, {}, {}, {})
+FLUXION_CHECK_EMPTIES(4, {}, {}, {}, {})
+FLUXION_CHECK_EMPTIES(5, {}, {}, {}, {}, {})
+FLUXION_CHECK_EMPTIES(6, {}, {}, {}, {}, {}, {})
+FLUXION_CHECK_EMPTIES(7, {}, {}, {}, {}, {}, {}, {})
+FLUXION_CHECK_EMPTIES(8, {}, {}, {}, {}, {}, {}, {}, {})
+FLUXION_CHECK_EMPTIES(9, {}, {}, {}, {}, {}, {}, {}, {}, {})
+FLUXION_CHECK_EMPTIES(10, {}, {}, {}, {}, {}, {}, {}, {}, {}, {})
+FLUXION_CHECK_EMPTIES(11, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {})
+FLUXION_CHECK_EMPTIES(12, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {})
+FLUXION_CHECK_EMPTIES(13, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {})
+FLUXION_CHECK_EMPTIES(14, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {})
+FLUXION_CHECK_EMPTIES(15, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {})
+FLUXION_CHECK_EMPTIES(16, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {})
+FLUXION_CHECK_EMPTIES(17, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {})
+FLUXION_CHECK_EMPTIES(18, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {})
+FLUXION_CHECK_EMPTIES(19, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {})
+FLUXION_CHECK_EMPTIES(20, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {})
+FLUXION_CHECK_EMPTIES(21, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {})
+FLUXION_CHECK_EMPTIES(22, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {})
+FLUXION_CHECK_EMPTIES(23, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {})
+FLUXION_CHECK_EMPTIES(24, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {})
+FLUXION_CHECK_EMPTIES(25, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {})
+#undef FLUXION_CHECK_EMPTIES
+// clang-format on
+
 /// Counts up to MaxFields + 1, so that a larger struct is reported rather
 /// than bound with too few names.
 template <class T, std::size_t N = MaxFields + 1>
 constexpr std::size_t field_count() {
   if constexpr (N == 0)
     return 0;
-  else if constexpr (brace_initializable<T, std::make_index_sequence<N>>::value)
+  else if constexpr (brace_initializable<T, std::make_index_sequence<N>>::value ||
+                     empty_initializable<T, N>::value)
     return N;
   else
     return field_count<T, N - 1>();

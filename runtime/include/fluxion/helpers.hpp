@@ -24,12 +24,36 @@ template <class F, class T> inline T pass_through(F Fn, T X) {
 /// constructors do (or whether it has a default one): generated code starts
 /// adjoints and tangents of such classes from it.
 template <class T> inline T zero_object() {
-  static_assert(std::is_trivially_copyable<T>::value,
-                "derivatives copy structs of reals member by member");
-  struct Bytes {
-    alignas(T) unsigned char B[sizeof(T)];
-  } Zero{};
-  return __builtin_bit_cast(T, Zero);
+  if constexpr (std::is_trivially_copyable<T>::value) {
+    struct Bytes {
+      alignas(T) unsigned char B[sizeof(T)];
+    } Zero{};
+    return __builtin_bit_cast(T, Zero);
+  } else {
+    // A class holding fixed-size Eigen objects (the only other kind
+    // generated code asks for): their coefficients are stored in the
+    // object, so zero bytes are zero coefficients, and the copy out is
+    // the class's own member-wise copy.
+    union Storage {
+      unsigned char B[sizeof(T)];
+      T Object;
+      Storage() : B{} {}
+      ~Storage() {}
+    } Zero;
+    return Zero.Object;
+  }
+}
+
+/// Every element of the array A (of objects of such a class, or arrays of
+/// them) set to zero_object: generated code starts an array of adjoint
+/// objects that no initialiser can zero from it.
+template <class A> inline void zero_objects(A &Array) {
+  for (auto &Element : Array) {
+    if constexpr (std::is_array<std::remove_reference_t<decltype(Element)>>::value)
+      zero_objects(Element);
+    else
+      Element = zero_object<std::remove_reference_t<decltype(Element)>>();
+  }
 }
 
 /// `Stream << Args...`: what generated code prints where the function

@@ -2,7 +2,8 @@
 // shape, expressions over them as coefficient loops, solves by rules.
 // Views (block, head), other decompositions, solves in loops and second
 // derivatives through them, resizing, aliasing products, dynamic-size
-// locals in loops, dynamic-size results of annotated functions, Eigen members of classes, strided views and Map/Ref
+// locals in loops, dynamic-size results of annotated functions, views held by classes,
+// copies of classes holding dynamic-size objects, strided views and Map/Ref
 // locals are located errors naming the operation in the user's words
 // (nothing from inside Eigen's headers).
 // REQUIRES: eigen
@@ -86,12 +87,24 @@ VectorXd twice(const VectorXd &x) { return 2 * x; }
 // CHECK: eigen.cpp:[[@LINE+1]]:3: error: fluxion: cannot generate derivatives of 'scaled': it returns 'VectorXd', whose size is not known from its type; an annotated function returns a container only of fixed size and of real numbers ('Eigen::Vector3d', 'std::array<double, 3>'); write the result into an output parameter ('VectorXd &out')
 [[fluxion::grad]] VectorXd scaled(const VectorXd &x) { return 3 * x; }
 
-struct Body {
-  Vector3d p;
+// Eigen objects inside classes are the class's numbers; a view there is not
+// followed, and an object holding one of dynamic size is read in place.
+struct Viewed {
+  Eigen::Map<const Vector3d> p;
   double m;
 };
-// CHECK: eigen.cpp:[[@LINE+1]]:3: error: fluxion: cannot generate derivatives of 'energy': parameter 'b' of type 'const Body &' cannot be differentiated yet (member 'p' is a 'Eigen::Matrix<double, 3, 1>': containers inside classes are not followed yet)
-[[fluxion::grad]] double energy(const Body &b) { return b.p(2) * b.m; }
+// CHECK: eigen.cpp:[[@LINE+1]]:3: error: fluxion: cannot generate derivatives of 'viewed': parameter 'b' of type 'const Viewed &' cannot be differentiated yet (member 'p' is a 'Eigen::Map<const Eigen::Matrix<double, 3, 1>>': Eigen views inside classes are not followed yet); hold an Eigen Matrix or Array in the class, or pass the view as a parameter of its own
+[[fluxion::grad]] double viewed(const Viewed &b) { return b.p(2) * b.m; }
+
+struct Cloud {
+  VectorXd w;
+  double s;
+};
+[[fluxion::grad]] double copied(const Cloud &c) {
+  // CHECK: eigen.cpp:[[@LINE+1]]:9: error: fluxion: making or copying an object of class 'Cloud', which holds a container ('w') is not supported in a differentiated function; read and write the original through a reference ('const Cloud &' or 'Cloud &'), or pass the container as a parameter of its own
+  Cloud d = c;
+  return d.w(0) * d.s;
+}
 
 // CHECK: eigen.cpp:[[@LINE+1]]:3: error: fluxion: cannot generate derivatives of 'strided': parameter 'A' of type 'const Ref<const MatrixXd> &' cannot be differentiated yet ('Eigen::Ref<const Eigen::Matrix<double, -1, -1>>' is an Eigen view or expression; of Eigen's types only Matrix and Array objects, Maps with the default stride and Refs of vectors are followed yet)
 [[fluxion::grad]] double strided(const Ref<const MatrixXd> &A) { return A(0, 0); }

@@ -87,7 +87,11 @@ private:
   bool initialize(clang::VarDecl *VD, ir::Var *V);
   /// A call of the runtime's fluxion::Name<T>() (zero_object,
   /// zero_container); null, reported, when the runtime lacks it.
-  clang::Expr *runtimeObject(llvm::StringRef Name, clang::QualType T);
+  clang::Expr *runtimeObject(llvm::StringRef Name, clang::QualType T,
+                             llvm::ArrayRef<clang::Expr *> Args = {});
+  /// Statements a declaration needs right after it (zeroing an array of
+  /// objects that no initialiser can zero), appended by appendStatements.
+  llvm::SmallVector<clang::Stmt *, 1> AfterDecl;
   clang::Expr *bad(llvm::StringRef What);
 
   clang::Sema &S;

@@ -233,6 +233,9 @@ private:
   // copies become member-wise assignments, so later passes see scalars.
   bool lowerRecordInit(ir::ExprP Base, clang::QualType Ty,
                        const clang::Expr *Init, ir::Block &Out);
+  /// An Eigen object held by another (Base: `p.R`) initialised by Init.
+  bool lowerHeldEigenInit(ir::ExprP Base, clang::QualType Ty,
+                          const clang::Expr *Init, ir::Block &Out);
   /// Reports (true) an object of Ty made or copied at Loc when Ty holds a
   /// pointer to reals.
   bool refuseObjectWithPointer(clang::QualType Ty, clang::SourceLocation Loc);
@@ -508,6 +511,9 @@ private:
   /// if Writable); null, reported as What on anything else.
   ir::ExprP eigenVariableOf(const clang::Expr *E, ir::Block &Pre,
                             llvm::StringRef What, bool Writable);
+  /// The storage of an Eigen object held by another (Place: `c.R`), as a
+  /// pointer to its first coefficient (`&c.R(0)`), const if Const.
+  ir::ExprP heldEigenStorage(ir::ExprP Place, bool Const);
   /// The term of an Eigen variable (its storage) of the given shape.
   std::unique_ptr<EigenTerm> eigenVariableTerm(ir::ExprP Storage,
                                                const EigenShape &Shape,
@@ -828,6 +834,12 @@ bool isClassWithoutReals(clang::QualType T);
 bool pointsToReals(clang::QualType T);
 /// The first container member of such a class (`w`, `a.w`), or empty.
 std::string containerMember(clang::QualType T);
+/// A constructor or assignment operator that does what a trivial one does
+/// to a class of reals: a trivial one, or one the compiler writes for a
+/// class whose members are such classes, numbers, arrays of them or
+/// fixed-size Eigen objects (whose default constructor leaves the
+/// coefficients as they are and whose copy copies them).
+bool actsTrivially(const clang::CXXMethodDecl *M);
 std::optional<EigenShape> eigenShape(clang::QualType T);
 /// The object type a Map or Ref of type T views, spelled as the user wrote
 /// it where T spells it (`VectorXd` for `Map<const VectorXd>`).
