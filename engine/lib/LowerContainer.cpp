@@ -445,6 +445,31 @@ bool FunctionLowering::lowerContainerLocal(const VarDecl *VD, ir::Block &Out,
         return Loop(Count, [&](ExprP) { return Value; });
       }
       return true;
+    } else if (N == 2 && !Fixed && !Objects && isIteratorExpr(A0) &&
+               isIteratorExpr(CE->getArg(1))) {
+      // std::vector<double> t(b, e) over a container of the function: the
+      // elements between the two positions.
+      std::optional<IteratorPosition> B = lowerIteratorPosition(A0, Out);
+      std::optional<IteratorPosition> E =
+          B && B->Pos ? lowerIteratorPosition(CE->getArg(1), Out)
+                      : std::nullopt;
+      if (!B || !B->Pos || !E || !E->Pos)
+        return false;
+      if (B->Storage->K != ir::ExprKind::VarRef ||
+          E->Storage->K != ir::ExprKind::VarRef ||
+          B->Storage->V != E->Storage->V)
+        return Bad("from iterators of two containers");
+      ExprP From = materialize(ir::cast(SizeTy, B->Pos), Out, "_at", Loc);
+      ExprP Count = materialize(
+          ir::binary(BO_Sub, ir::cast(SizeTy, E->Pos), From, SizeTy), Out,
+          "_n", Loc);
+      Sized(Count);
+      QualType SrcElem = B->Storage->Ty->getPointeeType();
+      return Loop(Count, [&](ExprP K) {
+        return ir::cast(Elem, ir::index(B->Storage,
+                                        ir::binary(BO_Add, K, From, SizeTy),
+                                        SrcElem));
+      });
     } else {
       return Bad("with these constructor arguments");
     }
@@ -905,7 +930,8 @@ bool FunctionLowering::lowerContainerCall(const CallExpr *E, ir::Block &Pre,
 bool changesContainerSize(StringRef Name) {
   return Name == "push_back" || Name == "emplace_back" || Name == "pop_back" ||
          Name == "resize" || Name == "assign" || Name == "clear" ||
-         Name == "operator=" || Name == "swap";
+         Name == "operator=" || Name == "swap" || Name == "insert" ||
+         Name == "erase" || Name == "emplace";
 }
 
 /// std::swap(u, v) on two containers: its arguments.

@@ -163,6 +163,25 @@ FunctionLowering::lowerIteratorPosition(const clang::Expr *E, ir::Block &Pre) {
                   : ir::intConst(Diff, 0);
       return P;
     }
+    // t.erase(p), t.insert(p, v): the size change, then the position p
+    // (the element after the erased ones, the inserted one).
+    if (const auto *MC = dyn_cast<CXXMemberCallExpr>(CE);
+        MC && MC->getMethodDecl()->getIdentifier() &&
+        (MC->getMethodDecl()->getName() == "erase" ||
+         MC->getMethodDecl()->getName() == "insert" ||
+         MC->getMethodDecl()->getName() == "emplace")) {
+      const clang::Expr *Container =
+          MC->getImplicitObjectArgument()->IgnoreParenImpCasts();
+      SizeChangeAt = nullptr;
+      ExprP Ignored;
+      if (!lowerContainerCall(MC, Pre, Ignored) || !SizeChangeAt)
+        return Failed;
+      IteratorPosition P;
+      P.Container = Container;
+      P.Storage = lowerExpr(Container, Pre);
+      P.Pos = P.Storage ? ir::cast(Diff, SizeChangeAt) : nullptr;
+      return P;
+    }
     StringRef F = stdFunction(CE);
     // std::next(it, n), std::prev(it, n).
     if ((F == "next" || F == "prev") && CE->getNumArgs() >= 1) {

@@ -14,6 +14,10 @@
 //   t = {a, b}         resize(t, 2); t[0] = a; t[1] = b
 //   std::swap(t, u)    both resized to the longer, elements exchanged,
 //                      each resized to the other's old size
+//   t.erase(p)         t[k] = t[k + 1] for k in [p, t_n - 1); resize(t, t_n - 1)
+//   t.erase(p, q)      the same by q - p
+//   t.insert(p, v)     resize(t, t_n + 1); t[k] = t[k - 1] for k from t_n
+//                      down to p + 1; t[p] = v (v read first)
 //
 // each followed by t_n = the new size. push_back (LowerContainer.cpp)
 // grows by one without saving anything.
@@ -130,6 +134,67 @@ void FunctionLowering::lowerSizeChange(const CallExpr *E, StringRef Name,
   if ((Name == "assign" || Name == "operator=") && NArgs == 1 &&
       FromList(Arg(0)))
     return;
+  // A position in t, given by an iterator of t (`t.begin() + k`, `it`).
+  auto Position = [&](const clang::Expr *A) -> ExprP {
+    std::optional<IteratorPosition> P = lowerIteratorPosition(A, Pre);
+    if (!P || !P->Pos)
+      return nullptr;
+    if (P->Storage->K != ir::ExprKind::VarRef || P->Storage->V != V) {
+      Diags.report(A->getExprLoc(), Diag::NotSupported)
+          << ("an iterator of another container in '" + Name.str() +
+              "' on '" + V->Name + "'")
+          << "give positions in the same container ('t.begin() + k')";
+      return nullptr;
+    }
+    return materialize(ir::cast(SizeTy, P->Pos), Pre, "_at", Loc);
+  };
+  bool FromIterator = NArgs >= 1 && isIteratorExpr(Arg(0));
+  if (Name == "erase" && FromIterator &&
+      (NArgs == 1 || (NArgs == 2 && isIteratorExpr(Arg(1))))) {
+    ExprP At = Position(Arg(0));
+    ExprP End = At && NArgs == 2 ? Position(Arg(1)) : nullptr;
+    if (!At || (NArgs == 2 && !End))
+      return;
+    ExprP Gap = NArgs == 2 ? ir::binary(BO_Sub, End, At, SizeTy)
+                           : ir::intConst(SizeTy, 1);
+    Gap = materialize(Gap, Pre, "_gap", Loc);
+    ExprP N = materialize(ir::binary(BO_Sub, ir::ref(Count), Gap, SizeTy), Pre,
+                          "_n", Loc);
+    Fill(At, N, [&](ExprP K) {
+      return ir::index(Storage, ir::binary(BO_Add, K, Gap, SizeTy), Elem);
+    });
+    SizeTo(N);
+    SizeChangeAt = At;
+    return Counted(N);
+  }
+  if ((Name == "insert" || Name == "emplace") && FromIterator && NArgs == 2 &&
+      Arg(1)->getType()->isArithmeticType()) {
+    ExprP At = Position(Arg(0));
+    // The value first: it may be an element the move overwrites.
+    ExprP Value = At ? Lowered(Arg(1), Elem, "_v") : nullptr;
+    if (!Value)
+      return;
+    ExprP Old = materialize(ir::ref(Count), Pre, "_old", Loc);
+    ExprP N = ir::binary(BO_Add, Old, ir::intConst(SizeTy, 1), SizeTy);
+    SizeTo(N);
+    // k counts down from the new last element: t[old - k] = t[old - k - 1].
+    appendIndexLoop(ir::intConst(SizeTy, 0),
+                    ir::binary(BO_Sub, Old, At, SizeTy), Loc, Pre,
+                    [&](ExprP K, ir::Block &Body) {
+                      ExprP J = ir::binary(BO_Sub, Old, K, SizeTy);
+                      Body.push_back(ir::assign(
+                          ir::index(Storage, J, Elem),
+                          ir::index(Storage,
+                                    ir::binary(BO_Sub, J,
+                                               ir::intConst(SizeTy, 1), SizeTy),
+                                    Elem),
+                          BO_Assign, Loc));
+                    });
+    Pre.push_back(ir::assign(ir::index(Storage, At, Elem), Value, BO_Assign,
+                             Loc));
+    SizeChangeAt = At;
+    return Counted(N);
+  }
   if (Name == "swap" && NArgs == 1 &&
       lowerContainerSwap(isa<CXXMemberCallExpr>(E)
                              ? cast<CXXMemberCallExpr>(E)->getImplicitObjectArgument()
@@ -163,8 +228,9 @@ void FunctionLowering::lowerSizeChange(const CallExpr *E, StringRef Name,
       << ("this form of '" + Name.str() + "' on '" + V->Name + "' (a '" +
           TypeName + "')")
       << "use resize(n), resize(n, v), assign(n, v), clear(), pop_back(), "
-         "push_back(v), swap(u), or assign another container variable or a "
-         "braced list ('t = x;', 't = {a, b};')";
+         "push_back(v), insert(p, v), erase(p), erase(p, q), swap(u), or "
+         "assign another container variable or a braced list ('t = x;', "
+         "'t = {a, b};')";
 }
 
 bool FunctionLowering::lowerContainerSwap(const clang::Expr *U,

@@ -107,7 +107,9 @@ FEATURES = {
              'returned by fuzz::smoothed, a function returning a vector), and '
              'vectors of f resized shorter and back (resize(k), resize(L, e)), '
              'cleared and refilled by push_back, assigned (assign(L, e), = '
-             'another vector, = {...}), popped and pushed again; with structs, '
+             'another vector, = {...}), popped and pushed again, an element '
+             'erased and one inserted (at begin() + k), a range erased and as '
+             'many values inserted at end(); with structs, '
              'a local std::vector<S> of copies of the struct in scope, whose '
              'elements\' members are read and written',
     'stencil': 'sweeps over a writable array of known length whose iterations '
@@ -1199,7 +1201,7 @@ class Generator:
 
         def value(scope):
             return 'static_cast<%s>(%s)' % (T, self.expr(scope, 1)[0])
-        forms = ['shrink', 'clear', 'assign', 'pop', 'list']
+        forms = ['shrink', 'clear', 'assign', 'pop', 'list', 'erase', 'gap']
         peers = [b for b in vecs if b is not a and b.t == a.t and b.length == L]
         if peers:
             forms += ['copy'] * 2
@@ -1231,6 +1233,22 @@ class Generator:
         if form == 'list':
             return ['%s%s = {%s};' % (pad, a.name,
                                       ', '.join(value(others) for _ in range(L)))]
+        if form == 'erase':
+            # One element out at k, one in at j (before or after the move).
+            k, j = self.rng.randrange(L), self.rng.randrange(L)
+            return ['%s%s.erase(%s.begin() + %d);' % (pad, a.name, a.name, k),
+                    '%s%s.insert(%s.begin() + %d, %s);' % (
+                        pad, a.name, a.name, j, value(others))]
+        if form == 'gap':
+            # A range out, then as many values in at the end.
+            k = self.rng.randrange(L)
+            m = self.rng.randint(1, L - k)
+            lines = ['%s%s.erase(%s.begin() + %d, %s.begin() + %d);' % (
+                pad, a.name, a.name, k, a.name, k + m)]
+            for _ in range(m):
+                lines.append('%s%s.insert(%s.end(), %s);' % (
+                    pad, a.name, a.name, value(others)))
+            return lines
         b = self.rng.choice(peers)
         return ['%s%s = %s;' % (pad, a.name, b.name)]
 

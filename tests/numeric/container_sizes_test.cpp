@@ -1,7 +1,9 @@
 // Local std::vectors whose size changes after their declaration: declared
 // inside loops (sized again at every iteration), resize, assign, clear,
 // pop_back, assignment from another container or a braced list, swaps,
-// push_back after a shrink; a std::vector output parameter filled by
+// push_back after a shrink; insert and erase (at iterator positions, of a
+// range), a vector built from two iterators; a std::vector output
+// parameter filled by
 // push_back; std::vectors returned by value from callees (the returned
 // local is the caller's variable). The reverse sweep walks back through the
 // same sizes (ReverseResize.cpp).
@@ -199,6 +201,40 @@ layered(const std::vector<double> &W, const std::vector<double> &x) {
   return s - std::log(p[1]) + p.back() * p.size();
 }
 
+// A polyline refined by midpoints inserted in a loop, its two smallest
+// entries erased, an end dropped and a value put in front; a window of it
+// copied by iterators and shortened by a range erase; large entries
+// erased by an iterator loop.
+[[fluxion::hessian]] [[fluxion::jvp]] double
+edited(const std::vector<double> &x, double w) {
+  std::vector<double> p(x.begin(), x.end());
+  for (std::size_t i = 0; i + 1 < p.size(); i += 2)
+    p.insert(p.begin() + i + 1, 0.5 * (p[i] + p[i + 1]) * w);
+  for (int r = 0; r < 2; ++r) {
+    std::size_t k = 0;
+    for (std::size_t i = 1; i < p.size(); ++i)
+      if (p[i] < p[k])
+        k = i;
+    p.erase(p.begin() + k);
+  }
+  p.erase(p.end() - 1);
+  p.insert(p.begin(), std::sin(w) * p.back());
+  // The erase-remove loop: erase returns the position after.
+  for (auto it = p.begin(); it != p.end();)
+    if (*it > 1.2)
+      it = p.erase(it);
+    else
+      ++it;
+  std::vector<double> mid(p.begin() + 1, p.end() - 1);
+  mid.erase(mid.begin(), mid.begin() + 2);
+  double s = 0;
+  for (std::size_t i = 0; i < p.size(); ++i)
+    s += p[i] * p[i] * double(i + 1);
+  for (double v : mid)
+    s += std::cos(v) * double(mid.size());
+  return s;
+}
+
 } // namespace sizes
 
 namespace {
@@ -253,6 +289,19 @@ TEST(ContainerSizes, ResizeAssignClearPopBackAndCopies) {
     auto J = fluxion::check_jvp(sizes::reshaped, sizes::reshaped_jvp, x, 0.8);
     EXPECT_TRUE(J.ok()) << J;
     auto H = fluxion::check_hvp(sizes::reshaped, sizes::reshaped_hvp, x, 0.8);
+    EXPECT_TRUE(H.ok()) << H;
+  }
+}
+
+TEST(ContainerSizes, InsertAndErase) {
+  for (auto x : {std::vector<double>{0.7, -1.1, 0.4, 1.3, -0.2},
+                 std::vector<double>{0.3, 0.25, 0.9, -1.2, 0.6, 1.7}}) {
+    auto R = fluxion::check_gradient(sizes::edited, sizes::edited_grad, x,
+                                     0.8);
+    EXPECT_TRUE(R.ok()) << R;
+    auto J = fluxion::check_jvp(sizes::edited, sizes::edited_jvp, x, 0.8);
+    EXPECT_TRUE(J.ok()) << J;
+    auto H = fluxion::check_hvp(sizes::edited, sizes::edited_hvp, x, 0.8);
     EXPECT_TRUE(H.ok()) << H;
   }
 }

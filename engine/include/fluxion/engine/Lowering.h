@@ -383,6 +383,9 @@ private:
   void noteResizedContainer(const clang::VarDecl *VD, ir::Block &Out,
                             const clang::Stmt *Body = nullptr);
   llvm::DenseMap<ir::Var *, ir::Var *> GrowCounts;
+  /// The position the last insert or erase lowered was at: the iterator
+  /// it returns (`it = t.erase(it)`).
+  ir::ExprP SizeChangeAt;
   /// The size a local container's declaration gives it.
   llvm::DenseMap<ir::Var *, ir::ExprP> DeclaredSizes;
   /// Local std::vectors declared empty and not used yet, with the depth of
