@@ -170,6 +170,30 @@ bool FunctionLowering::lowerEigenAssignment(ExprP Dst, BinaryOperatorKind Op,
   return R && assignEigenTerm(Dst, Op, R, Pre, Loc);
 }
 
+/// Whether places A and B, objects held by others, may overlap: places in
+/// different variables do not (as for any two variables of the function),
+/// nor do two different members of objects of one class.
+static bool mayOverlap(const ir::Expr &A, const ir::Expr &B) {
+  if (A.rootVar() && B.rootVar() && A.rootVar() != B.rootVar())
+    return false;
+  if (A.K == ir::ExprKind::Member && B.K == ir::ExprKind::Member) {
+    if (A.Field != B.Field)
+      return A.Field->getParent() != B.Field->getParent();
+    return mayOverlap(*A.Ops[0], *B.Ops[0]);
+  }
+  return true;
+}
+
+/// Whether T reads Dst, an object held by another, or what may overlap it.
+static bool readsHeld(const EigenTerm &T, const ir::Expr &Dst) {
+  if (T.K == EigenTerm::Kind::Variable) {
+    if (ExprP Held = heldEigenObject(T.Storage))
+      return mayOverlap(*Held, Dst);
+    return T.Storage->rootVar() == Dst.rootVar();
+  }
+  return (T.A && readsHeld(*T.A, Dst)) || (T.B && readsHeld(*T.B, Dst));
+}
+
 bool FunctionLowering::assignEigenTerm(ExprP Dst, BinaryOperatorKind Op,
                                        const std::unique_ptr<EigenTerm> &R,
                                        ir::Block &Pre, SourceLocation Loc,
@@ -179,6 +203,10 @@ bool FunctionLowering::assignEigenTerm(ExprP Dst, BinaryOperatorKind Op,
   Var *V = Dst->rootVar();
   EigenShape Shape = *eigenShape(eigenStorageType(Dst));
   std::string Name = eigenStorageName(Dst);
+  // A member is read by the expression only through that member (another
+  // member of the same object is other memory: `s.y = s.A * s.x`).
+  ExprP Held = heldEigenObject(Dst);
+  bool ReadsDst = Held ? readsHeld(*R, *Held) : R->Reads.count(V) > 0;
   if (!R->Scalar.isNull() &&
       !Ctx.hasSameUnqualifiedType(R->Scalar, Shape.Scalar.getUnqualifiedType())) {
     Diags.report(Loc, Diag::NotSupported)
@@ -189,22 +217,23 @@ bool FunctionLowering::assignEigenTerm(ExprP Dst, BinaryOperatorKind Op,
   // Eigen's aliasing rule: a product or transpose reading the destination
   // needs a temporary; so does any expression reading the variable a view
   // writes (`v.segment(1, n) = v.segment(0, n)` reads what it overwrote).
-  if (View && R->Reads.count(V)) {
+  if (View && ReadsDst) {
     Diags.report(Loc, Diag::NotSupported)
         << ("assigning to a view of '" + Name +
-            "' an expression that reads '" + V->Name + "'")
+            "' an expression that reads '" + (Held ? Name : V->Name) + "'")
         << "assign the expression to a local first, then the local to the "
            "view";
     return false;
   }
-  if (R->Mixes && R->Reads.count(V)) {
+  if (R->Mixes && ReadsDst) {
     Diags.report(Loc, Diag::NotSupported)
         << ("assigning to '" + Name +
-            "' a product or transpose that reads '" + V->Name + "'")
+            "' a product or transpose that reads '" + (Held ? Name : V->Name) +
+            "'")
         << "assign it to another variable (a local), then copy that";
     return false;
   }
-  ExprP DstRef = heldEigenObject(Dst) ? Dst : ir::ref(V, Loc);
+  ExprP DstRef = Held ? Dst : ir::ref(V, Loc);
   std::unique_ptr<EigenTerm> Whole = eigenVariableTerm(DstRef, Shape, Loc);
   // What is assigned: the variable, or the view of it.
   const EigenTerm *DstTerm = View ? View : Whole.get();

@@ -16,6 +16,7 @@
 //                      each resized to the other's old size
 //   t.erase(p)         t[k] = t[k + 1] for k in [p, t_n - 1); resize(t, t_n - 1)
 //   t.erase(p, q)      the same by q - p
+//   t.assign(b, e)     resize(t, e - b); t[k] = x[b + k] (b, e in x)
 //   t.insert(p, v)     resize(t, t_n + 1); t[k] = t[k - 1] for k from t_n
 //                      down to p + 1; t[p] = v (v read first)
 //
@@ -149,6 +150,38 @@ void FunctionLowering::lowerSizeChange(const CallExpr *E, StringRef Name,
     return materialize(ir::cast(SizeTy, P->Pos), Pre, "_at", Loc);
   };
   bool FromIterator = NArgs >= 1 && isIteratorExpr(Arg(0));
+  // t.assign(b, e) from another container of the function: its elements
+  // between the two positions.
+  if (Name == "assign" && FromIterator && NArgs == 2 &&
+      isIteratorExpr(Arg(1))) {
+    std::optional<IteratorPosition> B = lowerIteratorPosition(Arg(0), Pre);
+    std::optional<IteratorPosition> E =
+        B && B->Pos ? lowerIteratorPosition(Arg(1), Pre) : std::nullopt;
+    if (!B || !B->Pos || !E || !E->Pos)
+      return;
+    if (B->Storage->K != ir::ExprKind::VarRef ||
+        E->Storage->K != ir::ExprKind::VarRef ||
+        B->Storage->V != E->Storage->V || B->Storage->V == V) {
+      Diags.report(Loc, Diag::NotSupported)
+          << ("'assign' on '" + V->Name +
+              "' from iterators of two containers or of itself")
+          << "give the range of another container ('t.assign(x.begin(), "
+             "x.end())'), or copy the elements in a loop";
+      return;
+    }
+    ExprP From = materialize(ir::cast(SizeTy, B->Pos), Pre, "_at", Loc);
+    ExprP N = materialize(
+        ir::binary(BO_Sub, ir::cast(SizeTy, E->Pos), From, SizeTy), Pre, "_n",
+        Loc);
+    QualType SrcElem = B->Storage->Ty->getPointeeType();
+    SizeTo(N);
+    Fill(ir::intConst(SizeTy, 0), N, [&](ExprP K) {
+      return ir::cast(Elem, ir::index(B->Storage,
+                                      ir::binary(BO_Add, K, From, SizeTy),
+                                      SrcElem));
+    });
+    return Counted(N);
+  }
   if (Name == "erase" && FromIterator &&
       (NArgs == 1 || (NArgs == 2 && isIteratorExpr(Arg(1))))) {
     ExprP At = Position(Arg(0));
@@ -228,9 +261,9 @@ void FunctionLowering::lowerSizeChange(const CallExpr *E, StringRef Name,
       << ("this form of '" + Name.str() + "' on '" + V->Name + "' (a '" +
           TypeName + "')")
       << "use resize(n), resize(n, v), assign(n, v), clear(), pop_back(), "
-         "push_back(v), insert(p, v), erase(p), erase(p, q), swap(u), or "
-         "assign another container variable or a braced list ('t = x;', "
-         "'t = {a, b};')";
+         "push_back(v), insert(p, v), erase(p), erase(p, q), assign(b, e), "
+         "swap(u), or assign another container variable or a braced list "
+         "('t = x;', 't = {a, b};')";
 }
 
 bool FunctionLowering::lowerContainerSwap(const clang::Expr *U,

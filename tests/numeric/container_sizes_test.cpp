@@ -203,7 +203,8 @@ layered(const std::vector<double> &W, const std::vector<double> &x) {
 
 // A polyline refined by midpoints inserted in a loop, its two smallest
 // entries erased, an end dropped and a value put in front; a window of it
-// copied by iterators and shortened by a range erase; large entries
+// copied by iterators and shortened by a range erase, another assigned
+// ranges of both; large entries
 // erased by an iterator loop.
 [[fluxion::hessian]] [[fluxion::jvp]] double
 edited(const std::vector<double> &x, double w) {
@@ -227,6 +228,10 @@ edited(const std::vector<double> &x, double w) {
       ++it;
   std::vector<double> mid(p.begin() + 1, p.end() - 1);
   mid.erase(mid.begin(), mid.begin() + 2);
+  std::vector<double> tail;
+  tail.assign(mid.begin() + 1, mid.end());
+  tail.assign(x.begin(), x.begin() + 3);
+  mid.push_back(tail[1] * tail[2]);
   double s = 0;
   for (std::size_t i = 0; i < p.size(); ++i)
     s += p[i] * p[i] * double(i + 1);

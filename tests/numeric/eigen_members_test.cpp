@@ -112,6 +112,21 @@ struct State {
   return 0.5 * s.m * s.v.squaredNorm() + s.m * 9.81 * s.x.z();
 }
 
+// Members assigned products of other members of the same object.
+struct Linear {
+  Matrix3d A;
+  Vector3d x, y;
+};
+
+[[fluxion::grad]] [[fluxion::jvp]] [[fluxion::hessian]] double
+applied(const Linear &l0, double s) {
+  Linear l = l0;
+  l.y = l.A * l.x;
+  l.x = s * l.A.transpose() * l.y;
+  l.y.noalias() += l.A.col(0).cross(l.x);
+  return l.x.squaredNorm() + l.y.sum();
+}
+
 // Dynamic-size members: a network's weights, read in place.
 struct Network {
   MatrixXd W1;
@@ -216,6 +231,16 @@ TEST(EigenMembers, OutputObjectUpdatedInALoop) {
   double forward = seed.x.dot(ty.x) + seed.v.dot(ty.v) + seed.m * ty.m;
   double reverse = adj.x.dot(t.x) + adj.v.dot(t.v) + adj.m * t.m + dg.dot(tg);
   EXPECT_NEAR(forward, reverse, 1e-12 * (1 + std::abs(forward)));
+}
+
+TEST(EigenMembers, ProductsOfOtherMembers) {
+  Linear l{camera().R, Vector3d(0.3, -0.2, 0.5), Vector3d(1, 2, 3)};
+  auto G = fluxion::check_gradient(applied, applied_grad, l, 0.7);
+  EXPECT_TRUE(G.ok()) << G;
+  auto J = fluxion::check_jvp(applied, applied_jvp, l, 0.7);
+  EXPECT_TRUE(J.ok()) << J;
+  auto H = fluxion::check_hvp(applied, applied_hvp, l, 0.7);
+  EXPECT_TRUE(H.ok()) << H;
 }
 
 TEST(EigenMembers, DynamicSizeMembers) {

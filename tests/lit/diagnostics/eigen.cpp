@@ -96,6 +96,17 @@ struct Viewed {
 // CHECK: eigen.cpp:[[@LINE+1]]:3: error: fluxion: cannot generate derivatives of 'viewed': parameter 'b' of type 'const Viewed &' cannot be differentiated yet (member 'p' is a 'Eigen::Map<const Eigen::Matrix<double, 3, 1>>': Eigen views inside classes are not followed yet); hold an Eigen Matrix or Array in the class, or pass the view as a parameter of its own
 [[fluxion::grad]] double viewed(const Viewed &b) { return b.p(2) * b.m; }
 
+// A member assigned a product that reads it (other members may be read).
+struct Pose {
+  Matrix3d R;
+  Vector3d t;
+};
+[[fluxion::grad]] double rotated(Pose &p) {
+  // CHECK: eigen.cpp:[[@LINE+1]]:7: error: fluxion: assigning to 't' a product or transpose that reads 't' is not supported in a differentiated function; assign it to another variable (a local), then copy that
+  p.t = p.R * p.t;
+  return p.t.sum();
+}
+
 struct Cloud {
   VectorXd w;
   double s;
