@@ -285,7 +285,7 @@ bool FunctionLowering::lowerRangeFor(const CXXForRangeStmt *S, ir::Block &Out) {
       return false;
     }
     // A row of a vector of vectors: a local container, copied from it at
-    // each iteration (LowerContainer.cpp).
+    // each iteration (LowerContainerInit.cpp).
     if (!containerElement(VT).isNull()) {
       ++LoopDepth;
       bool Copied = lowerContainerLocal(LoopVar, L->body(), NewInit);

@@ -726,7 +726,7 @@ private:
   /// (the sizing of locals holding products, LowerEigenProduct.cpp); null
   /// outside loops and in loops that have none.
   ir::Block *LoopEntry = nullptr;
-  /// A local std::vector or std::array (LowerContainer.cpp): its storage,
+  /// A local std::vector or std::array (LowerContainerInit.cpp): its storage,
   /// sized and filled from its initialiser.
   /// InitAs: the initialiser to lower in place of VD's own (a range-based
   /// for's element).
