@@ -358,16 +358,22 @@ bool Differentiator::checkAnnotation(FunctionDecl *FD, const Annotation &A,
   QualType R = FD->getReturnType();
   if (!R->isReferenceType() && !R->isDependentType() &&
       (eigenShape(R) || !containerElement(R).isNull()) &&
-      !returnsFixedContainer(R))
+      !returnsFixedContainer(R) && !returnsDynamicEigen(R))
     return Fail("it returns '" + R.getAsString() + "', " +
-                (containerFixedSize(R) ? "whose elements are not real numbers"
-                                       : "whose size is not known from its "
-                                         "type") +
+                (eigenShape(R) && eigenShape(R)->View
+                     ? "a view of memory it does not own"
+                 : containerFixedSize(R) ? "whose elements are not real numbers"
+                                         : "whose size is not known from its "
+                                           "type") +
                 "; an annotated function returns a container only of fixed "
                 "size and of real numbers ('Eigen::Vector3d', "
-                "'std::array<double, 3>'); write the result into an output "
+                "'std::array<double, 3>') or an Eigen object of real numbers "
+                "('Eigen::VectorXd'); write the result into an output "
                 "parameter ('" +
-                R.getUnqualifiedType().getAsString() + " &out')");
+                (eigenShape(R) && eigenShape(R)->View
+                     ? std::string("Eigen::VectorXd")
+                     : R.getUnqualifiedType().getAsString()) +
+                " &out')");
   if (returnsObject(FD)) {
     if (A.K != Annotation::Kind::Grad && A.K != Annotation::Kind::Jvp)
       return Fail("it returns an object ('" + R.getAsString() + "'); [[" +

@@ -11,9 +11,14 @@
 #include "fluxion/engine/Lowering.h"
 
 namespace fluxion {
-/// A coefficient-wise function of <cmath> for scalar T: std::NAME(T).
+/// A coefficient-wise function of <cmath> for scalar T: std::NAME(T), or
+/// std::NAME(T, T) for Arity 2.
 clang::FunctionDecl *stdMathFunction(clang::ASTContext &Ctx,
-                                     llvm::StringRef Name, clang::QualType T);
+                                     llvm::StringRef Name, clang::QualType T,
+                                     unsigned Arity = 1);
+/// Derives from Eigen's ArrayBase: `*` and `/` are coefficient-wise, and
+/// `inverse()` is 1 / a.
+bool isArrayExpression(clang::QualType T);
 /// The plain Matrix or Array type an Eigen expression of type T evaluates
 /// to: Eigen's own `T::PlainObject` (null if it has none).
 clang::QualType plainObjectType(clang::ASTContext &Ctx, clang::QualType T);

@@ -104,6 +104,14 @@ bool returnsFixedContainer(QualType Ret) {
          containerFixedSize(Ret);
 }
 
+bool returnsDynamicEigen(QualType Ret) {
+  if (Ret->isReferenceType() || Ret->isDependentType())
+    return false;
+  std::optional<EigenShape> S = eigenShape(Ret);
+  return S && !S->View && !containerFixedSize(Ret) &&
+         S->Scalar->isRealFloatingType();
+}
+
 bool needsView(const FunctionDecl *FD) {
   // Operators get a view for its name (operator_plus_fwd, not operator+_fwd).
   // An Eigen object of dynamic size is not returned through a view: the
@@ -129,9 +137,9 @@ FunctionDecl *viewOf(const FunctionDecl *FD) {
     Params.push_back({M->getThisType(), &Ctx.Idents.get("self")});
   }
   QualType Ret = FD->getReturnType();
-  if (returnsFixedContainer(Ret)) {
+  if (returnsFixedContainer(Ret) || returnsDynamicEigen(Ret)) {
     // A container is storage: an output reference parameter, sized by its
-    // type.
+    // type or by the `return`.
     Info->Result = true;
     Params.push_back({Ctx.getLValueReferenceType(Ret.getUnqualifiedType()),
                       &Ctx.Idents.get("result")});

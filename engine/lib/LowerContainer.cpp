@@ -275,10 +275,29 @@ bool FunctionLowering::lowerContainerCall(const CallExpr *E, ir::Block &Pre,
   if (const auto *DR = dyn_cast<DeclRefExpr>(Object->IgnoreParenImpCasts()))
     if (const auto *VD = dyn_cast<VarDecl>(DR->getDecl());
         VD && UnsizedLocals.count(VD)) {
-      // In the block it is declared in, outside loops: it runs once.
-      if ((Name == "resize" || Name == "assign") && !LoopDepth &&
-          UnsizedLocals.lookup(VD) == Scopes.size())
+      // In the block it is declared in, outside loops: it runs once. An
+      // Eigen object is also sized by its first assignment and fill.
+      bool Sizing = Name == "resize" || Name == "assign";
+      if (eigenShape(VD->getType())) {
+        unsigned Args = isa<CXXOperatorCallExpr>(E) ? 0 : E->getNumArgs();
+        Sizing = Name == "resize" || Name == "operator=" ||
+                 ((Name == "setZero" || Name == "setOnes") && Args >= 1) ||
+                 (Name == "setConstant" && Args >= 2);
+      }
+      if (Sizing && !LoopDepth && UnsizedLocals.lookup(VD) == Scopes.size())
         Unsized = VD;
+      // Eigen's `=` would size it there, at each pass; derivative code
+      // sizes a local once.
+      if (Sizing && !Unsized && eigenShape(VD->getType())) {
+        std::string N = VD->getNameAsString();
+        Diags.report(Loc, Diag::NotSupported)
+            << ("giving the Eigen local '" + N +
+                "', declared empty, its size inside a loop or a nested block")
+            << ("size it where it is declared ('" +
+                VD->getType().getAsString() + " " + N +
+                "(n);') or right after, in the same block");
+        return true;
+      }
       // Its storage is lowered below, which counts as a use; these calls
       // use no element.
       if (Name == "size" || Name == "empty" || Name == "reserve" ||
@@ -347,7 +366,8 @@ bool FunctionLowering::lowerContainerCall(const CallExpr *E, ir::Block &Pre,
   }
   Var *V = Storage->V;
   if (std::optional<EigenShape> Shape = eigenShape(V->Origin->getType())) {
-    lowerEigenCall(E, Method, Storage, *Shape, Pre, Out);
+    if (!Unsized || !sizeEigenLocal(E, Name, Storage, *Shape, Pre, Out))
+      lowerEigenCall(E, Method, Storage, *Shape, Pre, Out);
     return true;
   }
   QualType Elem = V->Type->getPointeeType();

@@ -131,6 +131,14 @@ bool FunctionLowering::lowerArrayAssignment(ExprP Dst, QualType T,
   return false;
 }
 
+/// The braced list E is (`{a, b}` passed as a std::initializer_list).
+static const InitListExpr *initializerList(const clang::Expr *E) {
+  E = E->IgnoreImplicit();
+  if (const auto *SL = dyn_cast<CXXStdInitializerListExpr>(E))
+    E = SL->getSubExpr()->IgnoreImplicit();
+  return dyn_cast<InitListExpr>(E);
+}
+
 bool FunctionLowering::lowerContainerLocal(const VarDecl *VD, ir::Block &Out,
                                            const clang::Expr *InitAs) {
   QualType T = VD->getType().getNonReferenceType();
@@ -272,11 +280,48 @@ bool FunctionLowering::lowerContainerLocal(const VarDecl *VD, ir::Block &Out,
       // or emptied again in a loop) or zeros (std::array).
       if (!Fixed && !Eigen && LoopDepth)
         Sized(ir::intConst(SizeTy, 0));
-      else if (!Fixed && !Eigen)
+      else if (!Fixed)
         UnsizedLocals[VD] = Scopes.size();
       return true;
     }
     const clang::Expr *A0 = CE->getArg(0)->IgnoreImplicit();
+    // Matrix2d m{{a, b}, {c, d}}: row by row (Eigen 3.4); a column vector
+    // takes one row of values as its coefficients.
+    if (Eigen && N == 1)
+      if (const InitListExpr *Outer = initializerList(A0)) {
+        llvm::SmallVector<llvm::SmallVector<const clang::Expr *, 4>, 4> Rows;
+        for (const clang::Expr *Row : Outer->inits()) {
+          const InitListExpr *Inner = initializerList(Row);
+          if (!Inner)
+            return Bad("with these constructor arguments");
+          Rows.emplace_back(Inner->inits().begin(), Inner->inits().end());
+        }
+        bool Column = Eigen->Cols == 1 && Rows.size() == 1;
+        size_t R = Column ? Rows[0].size() : Rows.size();
+        size_t C = Column ? 1 : (Rows.empty() ? 0 : Rows[0].size());
+        for (const auto &Row : Rows)
+          if (Row.size() != (Column ? R : C))
+            return Bad("with rows of different lengths");
+        if ((Eigen->Rows >= 0 && size_t(Eigen->Rows) != R) ||
+            (Eigen->Cols >= 0 && size_t(Eigen->Cols) != C))
+          return Bad("with a list of another shape");
+        if (!Fixed)
+          Sized(ir::intConst(SizeTy, int64_t(R * C)),
+                DynamicMatrix ? ir::intConst(SizeTy, int64_t(R)) : nullptr);
+        for (size_t I = 0; I < R; ++I)
+          for (size_t J = 0; J < C; ++J) {
+            const clang::Expr *Item = Column ? Rows[0][I] : Rows[I][J];
+            ExprP Value = lowerExpr(Item, Out);
+            if (!Value)
+              return false;
+            size_t Flat = Eigen->RowMajor && !Column ? I * C + J : I + J * R;
+            Out.push_back(ir::assign(
+                ir::index(Storage, ir::intConst(SizeTy, int64_t(Flat)), Elem),
+                convertResult(Value, Elem, Out), BO_Assign,
+                Item->getExprLoc()));
+          }
+        return true;
+      }
     if (DynamicMatrix) {
       // MatrixXd m(rows, cols): zeros (Eigen leaves them uninitialised);
       // anything else is an expression (Zero, Identity, a copy, A * B).

@@ -198,11 +198,111 @@ void FunctionLowering::lowerEigenCall(const CallExpr *E,
 
   std::string TypeName =
       eigenStorageType(Storage).getUnqualifiedType().getAsString();
+  if (Name == "resize" || Name == "conservativeResize" ||
+      ((Name == "setZero" || Name == "setOnes") && !Args.empty()) ||
+      (Name == "setConstant" && Args.size() > 1)) {
+    // Only a local declared empty is sized, once (sizeEigenLocal): a size
+    // change later would need what it destroys recorded.
+    Diags.report(Loc, Diag::NotSupported)
+        << ("'" + Name + "' giving '" + eigenStorageName(Storage) +
+            "' (a '" + TypeName + "') a size after it has one")
+        << "size a local once, where it is declared ('" + TypeName +
+               " y(n);') or by the first resize, fill or assignment after "
+               "an empty declaration in the same block, outside loops; use "
+               "another local for another size";
+    return;
+  }
   Diags.report(Loc, Diag::NotSupported)
       << ("the Eigen operation '" + eigenOperationName(Method) + "' on '" +
           eigenStorageName(Storage) + "' (a '" + TypeName + "')")
       << "write it with coefficient loops (v(i), m(i, j)) or with the "
          "operations that are differentiated (docs/eigen.md)";
+}
+
+bool FunctionLowering::sizeEigenLocal(const CallExpr *E, StringRef Name,
+                                      ExprP Storage, const EigenShape &Shape,
+                                      ir::Block &Pre, ExprP &Out) {
+  Out = nullptr;
+  SourceLocation Loc = E->getExprLoc();
+  llvm::SmallVector<const clang::Expr *, 3> Args;
+  for (unsigned I = isa<CXXOperatorCallExpr>(E) ? 1 : 0; I < E->getNumArgs();
+       ++I)
+    Args.push_back(E->getArg(I));
+  if (Name == "operator=" && Args.size() == 1) {
+    if (assignSizing(Storage, Shape, Args[0], Pre, Loc))
+      Out = Storage;
+    return true;
+  }
+  // v.resize(n), m.resize(r, c), v.setZero(n), m.setOnes(r, c),
+  // v.setConstant(n, c): the sizes first, a value last.
+  bool Constant = Name == "setConstant";
+  if (Constant && Args.empty())
+    return false;
+  unsigned Sizes = Args.size() - (Constant ? 1 : 0);
+  if (Sizes != (Shape.isVector() ? 1u : 2u))
+    return false;
+  for (unsigned I = 0; I < Sizes; ++I)
+    if (!Args[I]->IgnoreImpCasts()->getType()->isIntegerType())
+      return false;
+  QualType SizeTy = Ctx.getSizeType();
+  llvm::SmallVector<ExprP, 2> Extents;
+  for (unsigned I = 0; I < Sizes; ++I) {
+    ExprP X = lowerExpr(Args[I], Pre);
+    if (!X)
+      return true;
+    Extents.push_back(materialize(ir::cast(SizeTy, X), Pre,
+                                  I + 1 < Sizes ? "_rows" : "_n", Loc));
+  }
+  ExprP Fill;
+  QualType Elem = Storage->Ty->getPointeeType();
+  if (Name == "setOnes")
+    Fill = ir::floatConst(Elem, 1);
+  if (Constant) {
+    Fill = lowerExpr(Args.back(), Pre);
+    if (!Fill)
+      return true;
+    Fill = materialize(convertResult(Fill, Elem, Pre), Pre, "_fill", Loc);
+  }
+  ExprP Rows = Sizes == 2 ? Extents[0] : nullptr;
+  ExprP N = Rows ? materialize(ir::mul(Rows, Extents[1], SizeTy), Pre, "_n",
+                               Loc)
+                 : Extents[0];
+  // Zeros where Eigen's resize leaves the coefficients as they come.
+  Pre.push_back(ir::resize(Storage, N, Loc, Rows));
+  if (Fill)
+    appendIndexLoop(0, N, Loc, Pre, [&](ExprP K, ir::Block &Body) {
+      Body.push_back(ir::assign(eigenStorageElement(Storage, K, Elem), Fill,
+                                BO_Assign, Loc));
+    });
+  Out = Storage;
+  return true;
+}
+
+bool FunctionLowering::assignSizing(ExprP Storage, const EigenShape &Shape,
+                                    const clang::Expr *Rhs, ir::Block &Pre,
+                                    SourceLocation Loc) {
+  std::unique_ptr<EigenTerm> R = lowerEigenTerm(Rhs, Pre);
+  if (!R)
+    return false;
+  QualType SizeTy = Ctx.getSizeType();
+  ExprP Rows = Shape.isVector()
+                   ? nullptr
+                   : materialize(ir::cast(SizeTy, R->Rows), Pre, "_rows", Loc);
+  ExprP N = materialize(
+      ir::cast(SizeTy, ir::mul(R->Rows, R->Cols, Ctx.getPointerDiffType())),
+      Pre, "_n", Loc);
+  Pre.push_back(ir::resize(Storage, N, Loc, Rows));
+  return assignEigenTerm(Storage, BO_Assign, R, Pre, Loc);
+}
+
+const VarDecl *FunctionLowering::unsizedEigenLocal(const clang::Expr *E) const {
+  const auto *DR = dyn_cast<DeclRefExpr>(E->IgnoreParenImpCasts());
+  const auto *VD = DR ? dyn_cast<VarDecl>(DR->getDecl()) : nullptr;
+  if (!VD || !eigenShape(VD->getType()) || LoopDepth)
+    return nullptr;
+  auto It = UnsizedLocals.find(VD);
+  return It != UnsizedLocals.end() && It->second == Scopes.size() ? VD
+                                                                  : nullptr;
 }
 
 bool FunctionLowering::lowerEigenCommaInit(const CallExpr *E, ir::Block &Pre,
@@ -241,12 +341,36 @@ bool FunctionLowering::lowerEigenCommaInit(const CallExpr *E, ir::Block &Pre,
   QualType Elem = Storage->Ty->getPointeeType();
   // Values are given row by row: the k-th goes to (k / cols, k % cols).
   int64_t Cols = Shape->isVector() ? 1 : Shape->Cols;
-  if (!Shape->isVector() && (Cols < 0 || Shape->Rows < 0)) {
-    Diags.report(Loc, Diag::NotSupported)
-        << "comma initialisation of a dynamic-size Eigen matrix"
-        << "assign its coefficients with m(i, j) = ...";
-    return true;
+  // Of a dynamic size: as many values as coefficients, checked at run time
+  // as Eigen's debug build does, and placed by the extents it has there.
+  ExprP DynRows, DynCols;
+  if (!Fixed) {
+    QualType L = Ctx.LongTy;
+    std::unique_ptr<EigenTerm> Whole = eigenVariableTerm(Storage, *Shape, Loc);
+    DynRows = materialize(ir::cast(L, Whole->Rows), Pre, "_rows", Loc);
+    DynCols = materialize(ir::cast(L, Whole->Cols), Pre, "_cols", Loc);
+    if (!runtimeCheck("eigen_comma_count",
+                      {ir::mul(DynRows, DynCols, L),
+                       ir::intConst(L, int64_t(Items.size()))},
+                      Pre, Loc))
+      return true;
   }
+  // The storage index of the k-th value.
+  auto FlatIndex = [&](int64_t K) -> ExprP {
+    if (Shape->isVector())
+      return ir::intConst(Ctx.IntTy, K);
+    if (DynRows) {
+      QualType L = Ctx.LongTy;
+      ExprP KE = ir::intConst(L, K);
+      ExprP Row = ir::binary(BO_Div, KE, DynCols, L);
+      ExprP Col = ir::binary(BO_Rem, KE, DynCols, L);
+      return Shape->RowMajor ? ir::add(ir::mul(Row, DynCols, L), Col, L)
+                             : ir::add(Row, ir::mul(Col, DynRows, L), L);
+    }
+    int64_t Row = K / Cols, Col = K % Cols;
+    return ir::intConst(Ctx.IntTy, Shape->RowMajor ? Row * Shape->Cols + Col
+                                                   : Row + Col * Shape->Rows);
+  };
   for (size_t K = 0; K < Items.size(); ++K) {
     const clang::Expr *Item = Items[K];
     if (!Item->getType()->isArithmeticType()) {
@@ -258,12 +382,7 @@ bool FunctionLowering::lowerEigenCommaInit(const CallExpr *E, ir::Block &Pre,
     ExprP Value = lowerExpr(Item, Pre);
     if (!Value)
       return true;
-    int64_t Row = int64_t(K) / Cols, Col = int64_t(K) % Cols;
-    int64_t Flat = Shape->isVector() ? int64_t(K)
-                   : Shape->RowMajor ? Row * Shape->Cols + Col
-                                     : Row + Col * Shape->Rows;
-    Pre.push_back(ir::assign(eigenStorageElement(
-                                 Storage, ir::intConst(Ctx.IntTy, Flat), Elem),
+    Pre.push_back(ir::assign(eigenStorageElement(Storage, FlatIndex(K), Elem),
                              convertResult(Value, Elem.getUnqualifiedType(),
                                            Pre),
                              BO_Assign, Item->getExprLoc()));

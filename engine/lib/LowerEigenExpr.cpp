@@ -15,7 +15,12 @@
 //                              zero vector divided by 1, as Eigen does)
 //   a.transpose()              a(j, i)
 //   a.array(), a.matrix()      a
-//   a.exp(), log, sqrt, tanh, sin, cos, abs (arrays), a.square()
+//   a.exp(), log, sqrt, tanh, ... (arrays), a.square(), a.cube()
+//   a + s, a - s, s - a, s / a, a.inverse() (arrays), a.pow(s)
+//   a.cast<T>()                (T) a(i, j)
+//   a.diagonal()               a(i, i)
+//   v.asDiagonal()             (i == j ? v(i) : 0); times B: v(i) B(i, j),
+//                              B times it: B(i, j) v(j) (diagonalProduct)
 //   T::Zero(), Ones(), Constant(c), Identity() (with sizes if dynamic)
 //                              0, 1, c, (i == j)
 //   a.col(k), row(k), block(i, j, r, c), head, tail, segment (read)
@@ -26,7 +31,8 @@
 //                              a local holding the result, computed by a
 //                              runtime call with rules (LowerEigenSolve.cpp)
 //
-// and each use site (LowerEigenUses.cpp) is a loop over the result's
+// (LowerEigenCoefficients.cpp writes the coefficients), and each use site
+// (LowerEigenUses.cpp) is a loop over the result's
 // coefficients. The builders see index loops, as for hand-written
 // coefficient code. Operands' extents must agree (checked here when the
 // types fix them, at run time by fluxion::eigen_same_extent otherwise);
@@ -46,109 +52,6 @@ using namespace clang;
 namespace fluxion {
 using ir::ExprP;
 using ir::Var;
-
-namespace {
-/// Derives from Eigen's ArrayBase: `*` and `/` are coefficient-wise.
-bool isArrayExpression(QualType T) {
-  const auto *RD = T.getNonReferenceType()->getAsCXXRecordDecl();
-  if (!RD || !RD->hasDefinition())
-    return false;
-  bool Found = RD->getName() == "ArrayBase";
-  RD->forallBases([&](const CXXRecordDecl *B) {
-    Found |= B->getIdentifier() && B->getName() == "ArrayBase";
-    return true;
-  });
-  return Found;
-}
-} // namespace
-
-FunctionDecl *stdMathFunction(ASTContext &Ctx, StringRef Name,
-                                     QualType T) {
-  auto Matches = [&](NamedDecl *ND) -> FunctionDecl * {
-    if (auto *USD = dyn_cast<UsingShadowDecl>(ND))
-      ND = USD->getTargetDecl();
-    auto *FD = dyn_cast<FunctionDecl>(ND);
-    if (FD && FD->getNumParams() == 1 &&
-        Ctx.hasSameUnqualifiedType(FD->getParamDecl(0)->getType(), T))
-      return FD;
-    return nullptr;
-  };
-  IdentifierInfo &Std = Ctx.Idents.get("std");
-  IdentifierInfo &Fn = Ctx.Idents.get(Name);
-  for (NamedDecl *NS : Ctx.getTranslationUnitDecl()->lookup(&Std))
-    if (auto *N = dyn_cast<NamespaceDecl>(NS))
-      for (NamedDecl *ND : N->lookup(&Fn))
-        if (FunctionDecl *FD = Matches(ND))
-          return FD;
-  for (NamedDecl *ND : Ctx.getTranslationUnitDecl()->lookup(&Fn))
-    if (FunctionDecl *FD = Matches(ND))
-      return FD;
-  return nullptr;
-}
-
-QualType plainObjectType(ASTContext &Ctx, QualType T) {
-  const auto *RD = T.getNonReferenceType()->getAsCXXRecordDecl();
-  if (!RD || !RD->hasDefinition())
-    return {};
-  IdentifierInfo &Id = Ctx.Idents.get("PlainObject");
-  QualType Found;
-  auto Look = [&](const CXXRecordDecl *C) {
-    for (NamedDecl *ND : C->lookup(&Id))
-      if (const auto *TD = dyn_cast<TypedefNameDecl>(ND);
-          TD && Found.isNull() && !TD->getUnderlyingType()->isDependentType())
-        Found = TD->getUnderlyingType().getCanonicalType();
-  };
-  Look(RD);
-  RD->forallBases([&](const CXXRecordDecl *B) {
-    if (Found.isNull())
-      Look(B);
-    return true;
-  });
-  return Found;
-}
-
-bool eigenNamespaceType(QualType T) {
-  const auto *RD = T.getNonReferenceType()->getAsCXXRecordDecl();
-  return RD && isInEigen(RD);
-}
-
-const clang::Expr *bare(const clang::Expr *E) {
-  while (true) {
-    const clang::Expr *Next = E->IgnoreImplicit()->IgnoreParens();
-    // A copy, or an evaluation into a plain temporary: the same values
-    // (Eigen's converting constructors take a defaulted second argument).
-    if (const auto *CE = dyn_cast<CXXConstructExpr>(Next);
-        CE && CE->getNumArgs() >= 1 &&
-        CE->getArg(0)->getType()->isRecordType() &&
-        llvm::all_of(llvm::drop_begin(CE->arguments()),
-                     [](const clang::Expr *A) {
-                       return isa<CXXDefaultArgExpr>(A);
-                     }))
-      Next = CE->getArg(0)->IgnoreImplicit()->IgnoreParens();
-    if (const auto *FC = dyn_cast<CXXFunctionalCastExpr>(Next))
-      Next = FC->getSubExpr();
-    if (Next == E)
-      return E;
-    E = Next;
-  }
-}
-
-DeclContextLookupResult runtimeLookup(ASTContext &Ctx, StringRef Name) {
-  for (NamedDecl *NS :
-       Ctx.getTranslationUnitDecl()->lookup(&Ctx.Idents.get("fluxion")))
-    if (auto *N = dyn_cast<NamespaceDecl>(NS))
-      if (DeclContextLookupResult R = N->lookup(&Ctx.Idents.get(Name));
-          !R.empty())
-        return R;
-  return {};
-}
-
-FunctionDecl *runtimeFunction(ASTContext &Ctx, StringRef Name) {
-  for (NamedDecl *ND : runtimeLookup(Ctx, Name))
-    if (auto *FD = dyn_cast<FunctionDecl>(ND))
-      return FD;
-  return nullptr;
-}
 
 bool FunctionLowering::sameExtent(ExprP X, ExprP Y, int What, ir::Block &Pre,
                                   SourceLocation Loc) {
@@ -213,35 +116,6 @@ ExprP FunctionLowering::eigenVariableOf(const clang::Expr *E, ir::Block &Pre,
                .str()
         << "assign to a local or output Eigen variable";
   return nullptr;
-}
-
-ExprP heldEigenObject(const ExprP &Storage) {
-  if (Storage->K != ir::ExprKind::AddrOf ||
-      Storage->Ops[0]->K != ir::ExprKind::Index ||
-      !Storage->Ops[0]->Ops[1]->isZero())
-    return nullptr;
-  const ExprP &Place = Storage->Ops[0]->Ops[0];
-  return Place->K != ir::ExprKind::VarRef && eigenShape(Place->Ty) ? Place
-                                                                    : nullptr;
-}
-
-ExprP eigenStorageElement(const ExprP &Storage, ExprP Idx, QualType Elem) {
-  if (ExprP Held = heldEigenObject(Storage))
-    return ir::index(Held, std::move(Idx), Elem);
-  return ir::index(Storage, std::move(Idx), Elem);
-}
-
-QualType eigenStorageType(const ExprP &Storage) {
-  if (ExprP Held = heldEigenObject(Storage))
-    return Held->Ty;
-  return Storage->V->Origin->getType().getNonReferenceType();
-}
-
-std::string eigenStorageName(const ExprP &Storage) {
-  if (heldEigenObject(Storage))
-    if (const auto *Field = heldEigenObject(Storage)->Field)
-      return Field->getNameAsString();
-  return Storage->rootVar()->Name;
 }
 
 ExprP FunctionLowering::heldEigenStorage(ExprP Place, bool Const) {
@@ -399,6 +273,17 @@ FunctionLowering::lowerEigenTermOf(const clang::Expr *E, ir::Block &Pre) {
         return Binary(O == OO_Plus ? EigenTerm::Kind::Add
                                    : EigenTerm::Kind::Subtract,
                       L, R);
+      // An array and a number (Eigen has these for arrays only).
+      if ((O == OO_Plus || O == OO_Minus) && RScalar && !LScalar)
+        return Scaled(O == OO_Plus ? EigenTerm::Kind::AddScalar
+                                   : EigenTerm::Kind::SubScalar,
+                      L, R);
+      if ((O == OO_Plus || O == OO_Minus) && LScalar && !RScalar)
+        return Scaled(O == OO_Plus ? EigenTerm::Kind::AddScalar
+                                   : EigenTerm::Kind::ScalarMinus,
+                      R, L);
+      if (O == OO_Slash && LScalar && !RScalar)
+        return Scaled(EigenTerm::Kind::ScalarOver, R, L);
       if (O == OO_Star && LScalar && !RScalar)
         return Scaled(EigenTerm::Kind::Scale, R, L);
       if ((O == OO_Star || O == OO_Slash) && RScalar && !LScalar)
@@ -413,7 +298,7 @@ FunctionLowering::lowerEigenTermOf(const clang::Expr *E, ir::Block &Pre) {
                                      : EigenTerm::Kind::CwiseQuotient,
                         L, R);
         if (O == OO_Star)
-          return Binary(EigenTerm::Kind::Product, L, R);
+          return diagonalProduct(Binary(EigenTerm::Kind::Product, L, R));
       }
     }
     return Unsupported(
@@ -452,6 +337,57 @@ FunctionLowering::lowerEigenTermOf(const clang::Expr *E, ir::Block &Pre) {
       Term->Cols = T ? Term->A->Rows : Term->A->Cols;
       Term->Reads = Term->A->Reads;
       Term->Mixes = Term->A->Mixes || T;
+      return Term;
+    }
+    // a.cast<T>() to another real type: each coefficient converted.
+    if (N == 0 && Name == "cast") {
+      std::optional<EigenShape> To =
+          eigenShape(plainObjectType(Ctx, MC->getType()));
+      if (!To || !To->Scalar->isRealFloatingType())
+        return Unsupported("'cast' to a type other than float, double or "
+                           "long double");
+      Term->K = EigenTerm::Kind::Cast;
+      Term->A = lowerEigenTerm(Object, Pre);
+      if (!Term->A)
+        return nullptr;
+      Term->Scalar = To->Scalar.getUnqualifiedType();
+      Term->Rows = Term->A->Rows;
+      Term->Cols = Term->A->Cols;
+      Term->Reads = Term->A->Reads;
+      Term->Mixes = Term->A->Mixes;
+      return Term;
+    }
+    // m.diagonal() (a column of min(rows, cols) coefficients) and
+    // v.asDiagonal() (a square matrix, zero off the diagonal; a product
+    // with it scales rows or columns, diagonalProduct).
+    if (N == 0 && (Name == "diagonal" || Name == "asDiagonal")) {
+      bool As = Name == "asDiagonal";
+      Term->K = As ? EigenTerm::Kind::AsDiagonal : EigenTerm::Kind::Diagonal;
+      Term->A = lowerEigenTerm(Object, Pre);
+      if (!Term->A)
+        return nullptr;
+      const EigenTerm &A = *Term->A;
+      auto Known = [](const ExprP &X) { return X->K == ir::ExprKind::Const; };
+      ExprP N;
+      if (As)
+        N = Known(A.Rows) && Known(A.Cols)
+                ? ir::intConst(IndexTy, A.Rows->IVal.getExtValue() *
+                                            A.Cols->IVal.getExtValue())
+                : materialize(ir::mul(A.Rows, A.Cols, IndexTy), Pre, "_n",
+                              Loc);
+      else if (Known(A.Rows) && Known(A.Cols))
+        N = ir::intConst(IndexTy, std::min(A.Rows->IVal.getExtValue(),
+                                           A.Cols->IVal.getExtValue()));
+      else
+        N = materialize(ir::cond(ir::binary(BO_LT, A.Rows, A.Cols,
+                                            Ctx.BoolTy, Loc),
+                                 A.Rows, A.Cols, IndexTy),
+                        Pre, "_n", Loc);
+      Term->Rows = N;
+      Term->Cols = As ? N : ir::intConst(IndexTy, 1);
+      Term->Scalar = A.Scalar;
+      Term->Reads = A.Reads;
+      Term->Mixes = true; // reads coefficients other than its own
       return Term;
     }
     // Views read in place: col(k), row(k), block(i, j, r, c), and on
@@ -558,17 +494,50 @@ FunctionLowering::lowerEigenTermOf(const clang::Expr *E, ir::Block &Pre) {
       Term->Mixes = true; // every coefficient reads the norm of all
       return Term;
     }
-    static const char *const Functions[] = {"exp",  "log", "sqrt", "tanh",
-                                            "sin",  "cos", "abs",  "square",
-                                            "cwiseAbs"};
+    // a.pow(p) for a number p; a.inverse() and a.cwiseInverse(): 1 / a.
+    if (N == 1 && Name == "pow" &&
+        bare(MC->getArg(0))->getType()->isArithmeticType()) {
+      std::unique_ptr<EigenTerm> T =
+          Scaled(EigenTerm::Kind::Pow, Object, MC->getArg(0));
+      if (T && !(T->Fn = stdMathFunction(Ctx, "pow", T->Scalar, 2)))
+        return Unsupported("'pow()' without std::pow declared for its "
+                           "scalar type");
+      return T;
+    }
+    bool Inverse = Name == "cwiseInverse" ||
+                   (Name == "inverse" && isArrayExpression(bare(Object)->getType()));
+    if (N == 0 && Inverse) {
+      Term->K = EigenTerm::Kind::ScalarOver;
+      Term->A = lowerEigenTerm(Object, Pre);
+      if (!Term->A)
+        return nullptr;
+      Term->Scalar = Term->A->Scalar;
+      Term->Value = ir::floatConst(Term->Scalar, 1);
+      Term->Rows = Term->A->Rows;
+      Term->Cols = Term->A->Cols;
+      Term->Reads = Term->A->Reads;
+      Term->Mixes = Term->A->Mixes;
+      return Term;
+    }
+    static const char *const Functions[] = {
+        "exp",   "log",   "sqrt",      "tanh",      "sin",      "cos",
+        "tan",   "asin",  "acos",      "atan",      "sinh",     "cosh",
+        "expm1", "log1p", "log10",     "abs",       "square",   "cube",
+        "abs2",  "cwiseAbs", "cwiseAbs2", "cwiseSqrt"};
     if (N == 0 && llvm::is_contained(Functions, Name)) {
       Term->K = EigenTerm::Kind::Function;
       Term->A = lowerEigenTerm(Object, Pre);
       if (!Term->A)
         return nullptr;
       Term->Scalar = Term->A->Scalar;
-      if (Name != "square") {
-        StringRef Fn = Name == "cwiseAbs" ? "abs" : Name;
+      bool Power = Name == "square" || Name == "abs2" || Name == "cwiseAbs2" ||
+                   Name == "cube";
+      if (Name == "cube")
+        Term->Value = ir::intConst(Ctx.IntTy, 3);
+      if (!Power) {
+        StringRef Fn = Name == "cwiseAbs"    ? "abs"
+                       : Name == "cwiseSqrt" ? "sqrt"
+                                             : Name;
         Term->Fn = stdMathFunction(Ctx, Fn == "abs" ? "fabs" : Fn, Term->Scalar);
         if (!Term->Fn)
           return Unsupported(("'" + Name + "()' without std::" + Fn +
@@ -605,7 +574,21 @@ FunctionLowering::lowerEigenTermOf(const clang::Expr *E, ir::Block &Pre) {
       if (isInEigen(FD))
         return Unsupported("the call of '" + FD->getNameAsString() + "'");
       // A function of the user's returning an Eigen object of dynamic
-      // size (fixed-size ones are handled above).
+      // size (fixed-size ones are handled above): its body in place, its
+      // result a local of the caller.
+      if (const CallExpr *Call = containerResultCall(CE, CE->getType())) {
+        const FunctionDecl *Callee = Call->getDirectCallee();
+        if (!Callee->hasBody() && Instantiate)
+          Instantiate(const_cast<FunctionDecl *>(Callee), Loc);
+        llvm::SmallVector<const clang::Expr *, 4> Args(
+            Call->arguments().begin(), Call->arguments().end());
+        ExprP R = inlineBody(Callee, {}, Args, Pre, Loc,
+                             "function returning an Eigen object");
+        std::optional<EigenShape> Shape = eigenShape(CE->getType());
+        if (!R || !Shape)
+          return nullptr;
+        return eigenVariableTerm(R, *Shape, Loc);
+      }
       if (!usesPoisoned(E))
         Diags.report(Loc, Diag::NotSupported)
             << ("calling '" + FD->getNameAsString() +
@@ -615,6 +598,26 @@ FunctionLowering::lowerEigenTermOf(const clang::Expr *E, ir::Block &Pre) {
       return nullptr;
     }
   return Unsupported("this kind of operand");
+}
+
+std::unique_ptr<EigenTerm>
+FunctionLowering::diagonalProduct(std::unique_ptr<EigenTerm> P) {
+  if (!P || P->K != EigenTerm::Kind::Product)
+    return P;
+  bool Left = P->A->K == EigenTerm::Kind::AsDiagonal;
+  bool Right = P->B->K == EigenTerm::Kind::AsDiagonal;
+  if (!Left && !Right)
+    return P;
+  // D B scales B's rows, A D scales A's columns (of D D, the rows of the
+  // right one): no sum over an inner index, and no matrix of zeros made.
+  P->K = Left ? EigenTerm::Kind::ScaleRows : EigenTerm::Kind::ScaleCols;
+  std::unique_ptr<EigenTerm> &D = Left ? P->A : P->B;
+  D = std::move(D->A);
+  // Coefficient-wise but for the vector read at the row or column index:
+  // a matrix result reads other coefficients of the vector's variable.
+  P->Mixes = P->A->Mixes || P->B->Mixes ||
+             !(P->Rows->isOne() || P->Cols->isOne());
+  return P;
 }
 
 std::unique_ptr<EigenTerm>
@@ -698,186 +701,6 @@ FunctionLowering::lowerEigenNullary(const CallExpr *CE, ir::Block &Pre) {
     Term->Value = V;
   }
   return Term;
-}
-
-ExprP FunctionLowering::eigenElement(const EigenTerm &T, ExprP I, ExprP J) {
-  QualType IndexTy = Ctx.getPointerDiffType();
-  QualType Elem = T.Storage->Ty->getPointeeType();
-  // A vector is indexed by its one coordinate; a matrix in storage order:
-  // A + B * N, folded when all three are known (`m(7)` for `m(1, 2)`).
-  auto Flatten = [&](ExprP A, ExprP B, ExprP N) {
-    auto Known = [](const ExprP &X) {
-      return X->K == ir::ExprKind::Const && X->Ty->isIntegerType();
-    };
-    if (Known(A) && Known(B) && Known(N))
-      return ir::intConst(IndexTy, A->IVal.getExtValue() +
-                                       B->IVal.getExtValue() *
-                                           N->IVal.getExtValue());
-    return ir::add(A, ir::mul(B, N, IndexTy), IndexTy);
-  };
-  ExprP Flat;
-  if (T.Shape.Cols == 1)
-    Flat = I;
-  else if (T.Shape.Rows == 1)
-    Flat = J;
-  else if (T.Shape.RowMajor)
-    Flat = Flatten(J, I, T.Cols);
-  else
-    Flat = Flatten(I, J, T.Rows);
-  return eigenStorageElement(T.Storage, Flat, Elem);
-}
-
-ExprP FunctionLowering::eigenCoefficient(const EigenTerm &T, ExprP I, ExprP J,
-                                         ir::Block &Body) {
-  QualType S = T.Scalar;
-  QualType IndexTy = Ctx.getPointerDiffType();
-  SourceLocation Loc = T.Loc;
-  switch (T.K) {
-  case EigenTerm::Kind::Variable:
-    return ir::cast(S, eigenElement(T, I, J));
-  case EigenTerm::Kind::Same:
-    return eigenCoefficient(*T.A, I, J, Body);
-  case EigenTerm::Kind::Transpose:
-    return eigenCoefficient(*T.A, J, I, Body);
-  case EigenTerm::Kind::Block:
-    return eigenCoefficient(*T.A, ir::add(I, T.RowOffset, IndexTy),
-                            ir::add(J, T.ColOffset, IndexTy), Body);
-  case EigenTerm::Kind::Cross: {
-    // (a x b)(i) = a(i+1) b(i+2) - a(i+2) b(i+1), indices mod 3, on the
-    // coordinate of the 3-vectors (i for a column, j for a row).
-    ExprP K = T.Rows->isOne() ? J : I;
-    ExprP Zero = ir::intConst(IndexTy, 0);
-    auto At = [&](const EigenTerm &V, int64_t Shift) -> ExprP {
-      ExprP X = ir::binary(BO_Rem,
-                           ir::add(K, ir::intConst(IndexTy, Shift), IndexTy),
-                           ir::intConst(IndexTy, 3), IndexTy);
-      return V.Rows->isOne() ? eigenCoefficient(V, Zero, X, Body)
-                             : eigenCoefficient(V, X, Zero, Body);
-    };
-    ExprP A1 = At(*T.A, 1), B2 = A1 ? At(*T.B, 2) : nullptr;
-    ExprP A2 = B2 ? At(*T.A, 2) : nullptr, B1 = A2 ? At(*T.B, 1) : nullptr;
-    if (!B1)
-      return nullptr;
-    return ir::sub(ir::mul(A1, B2, S), ir::mul(A2, B1, S), S);
-  }
-  case EigenTerm::Kind::Max:
-  case EigenTerm::Kind::Min: {
-    // std::max(a, b) is `a < b ? b : a`, std::min(a, b) `b < a ? b : a`:
-    // the derivative follows the coefficient selected.
-    ExprP A = eigenCoefficient(*T.A, I, J, Body);
-    ExprP B = A ? eigenCoefficient(*T.B, I, J, Body) : nullptr;
-    if (!B)
-      return nullptr;
-    A = materialize(A, Body, "_a", Loc);
-    B = materialize(B, Body, "_b", Loc);
-    ExprP Less = T.K == EigenTerm::Kind::Max
-                     ? ir::binary(BO_LT, A, B, Ctx.BoolTy, Loc)
-                     : ir::binary(BO_LT, B, A, Ctx.BoolTy, Loc);
-    return ir::cond(Less, B, A, S);
-  }
-  case EigenTerm::Kind::Constant:
-    return T.Value;
-  case EigenTerm::Kind::Identity:
-    if (I == J) // on the diagonal (a trace)
-      return ir::floatConst(S, 1);
-    return ir::cond(ir::binary(BO_EQ, I, J, Ctx.BoolTy),
-                    ir::floatConst(S, 1), ir::floatConst(S, 0), S);
-  case EigenTerm::Kind::Negate: {
-    ExprP A = eigenCoefficient(*T.A, I, J, Body);
-    return A ? ir::neg(A, S) : nullptr;
-  }
-  case EigenTerm::Kind::Scale:
-  case EigenTerm::Kind::DivideByScalar: {
-    ExprP A = eigenCoefficient(*T.A, I, J, Body);
-    if (!A)
-      return nullptr;
-    return T.K == EigenTerm::Kind::Scale ? ir::mul(T.Value, A, S)
-                                         : ir::div(A, T.Value, S);
-  }
-  case EigenTerm::Kind::Add:
-  case EigenTerm::Kind::Subtract:
-  case EigenTerm::Kind::CwiseProduct:
-  case EigenTerm::Kind::CwiseQuotient: {
-    ExprP A = eigenCoefficient(*T.A, I, J, Body);
-    ExprP B = A ? eigenCoefficient(*T.B, I, J, Body) : nullptr;
-    if (!B)
-      return nullptr;
-    switch (T.K) {
-    case EigenTerm::Kind::Add:
-      return ir::add(A, B, S);
-    case EigenTerm::Kind::Subtract:
-      return ir::sub(A, B, S);
-    case EigenTerm::Kind::CwiseProduct:
-      return ir::mul(A, B, S);
-    default:
-      return ir::div(A, B, S);
-    }
-  }
-  case EigenTerm::Kind::Function: {
-    ExprP A = eigenCoefficient(*T.A, I, J, Body);
-    if (!A)
-      return nullptr;
-    if (!T.Fn) { // square
-      ExprP X = materialize(A, Body, "_x", Loc);
-      return ir::mul(X, X, S);
-    }
-    // A call stands alone on the right of an assignment.
-    return materialize(ir::call(T.Fn, {A}, S, Loc), Body,
-                       ("_" + T.Fn->getName()).str(), Loc);
-  }
-  case EigenTerm::Kind::Product: {
-    // sum over k of A(i, k) B(k, j), in a local of this body.
-    Var *Acc = F->makeVar(Var::Kind::Local, "_dot", S);
-    F->Locals.push_back(Acc);
-    Body.push_back(ir::assign(ir::ref(Acc), ir::floatConst(S, 0), BO_Assign,
-                              Loc));
-    bool OK = true;
-    appendIndexLoop(0, T.A->Cols, Loc, Body, [&](ExprP K, ir::Block &In) {
-      ExprP A = eigenCoefficient(*T.A, I, K, In);
-      ExprP B = A ? eigenCoefficient(*T.B, K, J, In) : nullptr;
-      if (!B) {
-        OK = false;
-        return;
-      }
-      In.push_back(ir::assign(ir::ref(Acc), ir::mul(A, B, S), BO_AddAssign,
-                              Loc));
-    });
-    return OK ? ir::ref(Acc, Loc) : nullptr;
-  }
-  }
-  return nullptr;
-}
-
-bool FunctionLowering::forEachEigenCoefficient(
-    const EigenTerm &T, ir::Block &Out,
-    llvm::function_ref<void(ExprP Coef, ExprP I, ExprP J, ir::Block &Body)>
-        Use) {
-  // Columns outside, rows inside (column-major order); a vector is one
-  // loop.
-  QualType IndexTy = Ctx.getPointerDiffType();
-  ExprP Zero = ir::intConst(IndexTy, 0);
-  bool OK = true;
-  auto Each = [&](ExprP I, ExprP J, ir::Block &B) {
-    ExprP C = eigenCoefficient(T, I, J, B);
-    if (!C) {
-      OK = false;
-      return;
-    }
-    Use(C, I, J, B);
-  };
-  if (T.Cols->isOne() || T.Rows->isOne()) {
-    bool Column = T.Cols->isOne();
-    appendIndexLoop(0, Column ? T.Rows : T.Cols, T.Loc, Out,
-                    [&](ExprP K, ir::Block &B) {
-                      Column ? Each(K, Zero, B) : Each(Zero, K, B);
-                    });
-    return OK;
-  }
-  appendIndexLoop(0, T.Cols, T.Loc, Out, [&](ExprP J, ir::Block &Outer) {
-    appendIndexLoop(0, T.Rows, T.Loc, Outer,
-                    [&](ExprP I, ir::Block &B) { Each(I, J, B); });
-  });
-  return OK;
 }
 
 } // namespace fluxion

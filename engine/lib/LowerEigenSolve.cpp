@@ -44,8 +44,9 @@ bool FunctionLowering::isEigenRuleTerm(const clang::Expr *E) {
   const CXXMethodDecl *M = MC ? MC->getMethodDecl() : nullptr;
   if (!M || !M->getIdentifier() || !isInEigen(M))
     return false;
+  // An array's inverse() is coefficient-wise (LowerEigenExpr.cpp).
   if (M->getName() == "inverse" && MC->getNumArgs() == 0)
-    return true;
+    return !isArrayExpression(bare(MC->getImplicitObjectArgument())->getType());
   if (M->getName() != "solve" || MC->getNumArgs() != 1)
     return false;
   const auto *Dec =

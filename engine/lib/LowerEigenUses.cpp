@@ -211,7 +211,8 @@ bool FunctionLowering::assignEigenTerm(ExprP Dst, BinaryOperatorKind Op,
       !Ctx.hasSameUnqualifiedType(R->Scalar, Shape.Scalar.getUnqualifiedType())) {
     Diags.report(Loc, Diag::NotSupported)
         << "an Eigen expression of another scalar type"
-        << "convert with .cast<T>() outside the differentiated code";
+        << ("convert it with .cast<" +
+            Shape.Scalar.getUnqualifiedType().getAsString() + ">()");
     return false;
   }
   // Eigen's aliasing rule: a product or transpose reading the destination
@@ -373,6 +374,22 @@ bool FunctionLowering::lowerEigenViewAssignment(const clang::Expr *Target,
   const CXXMethodDecl *M = MC ? MC->getMethodDecl() : nullptr;
   if (!M || !M->getIdentifier() || !isInEigen(M))
     return false;
+  // diagonal() is read, not written (`H.diagonal().array() += l`).
+  for (const CXXMemberCallExpr *In = MC; In;
+       In = dyn_cast<CXXMemberCallExpr>(bare(In->getImplicitObjectArgument()))) {
+    const CXXMethodDecl *IM = In->getMethodDecl();
+    if (!IM || !IM->getIdentifier() || !isInEigen(IM))
+      break;
+    if (IM->getName() == "diagonal") {
+      Diags.report(Loc, Diag::NotSupported)
+          << "writing through 'diagonal()'"
+          << "write the diagonal's coefficients in a loop ('for (Eigen::Index "
+             "i = 0; i < H.rows(); ++i) H(i, i) += l;')";
+      return true;
+    }
+    if (IM->getName() != "array" && IM->getName() != "matrix")
+      break;
+  }
   StringRef Name = M->getName();
   unsigned N = MC->getNumArgs();
   // The extents as arguments, or as template arguments (`head<2>()`, whose
@@ -469,6 +486,14 @@ bool FunctionLowering::lowerEigenReturn(const clang::Expr *V,
   // `return Vector3d(x, y, z);`: one assignment per coefficient.
   if (const CXXConstructExpr *CE = coefficientConstruct(V))
     return assignCoefficients(CE, Dst, Out);
+  // A dynamic-size result takes the size of what is returned.
+  QualType T = Result->Origin->getType().getNonReferenceType();
+  if (!containerFixedSize(T)) {
+    if (const auto *CE = dyn_cast<CXXConstructExpr>(V->IgnoreImplicit());
+        CE && CE->getNumArgs() == 1)
+      V = CE->getArg(0);
+    return assignSizing(Dst, *eigenShape(T), V, Out, Loc);
+  }
   return lowerEigenAssignment(Dst, BO_Assign, V, Out, Loc);
 }
 
@@ -533,10 +558,13 @@ bool FunctionLowering::lowerEigenExpressionCall(const CallExpr *E,
       return true;
     if (!NoAlias)
       return false;
+    bool Sizing = K == BO_Assign && unsizedEigenLocal(Target);
     ExprP Dst = eigenVariableOf(Target, Pre, "noalias()", /*Writable=*/false);
     if (!Dst)
       return true;
-    if (lowerEigenAssignment(Dst, K, Op->getArg(1), Pre, Loc))
+    if (Sizing ? assignSizing(Dst, *eigenShape(eigenStorageType(Dst)),
+                              Op->getArg(1), Pre, Loc)
+               : lowerEigenAssignment(Dst, K, Op->getArg(1), Pre, Loc))
       Out = Dst;
     return true;
   }

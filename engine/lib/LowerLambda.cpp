@@ -13,6 +13,7 @@
 // in a std::function) stays a located error.
 //
 //===----------------------------------------------------------------------===//
+#include "fluxion/engine/FunctionViews.h"
 #include "fluxion/engine/Lowering.h"
 
 #include "clang/AST/ASTContext.h"
@@ -393,6 +394,14 @@ ExprP FunctionLowering::inlineBody(const FunctionDecl *Fn,
     if (T->isReferenceType()) // a const T&: only read
       noteRead(Arg);
     T = T.getNonReferenceType().getUnqualifiedType();
+    // A container or Eigen object taken by value, or by const& bound to a
+    // temporary (`act(W * x)`): a local of the caller initialised from the
+    // argument, as C++ makes it.
+    if (!containerElement(T).isNull()) {
+      if (!lowerContainerLocal(P, Pre, Arg))
+        return nullptr;
+      continue;
+    }
     if (!checkType(T, P->getLocation(), (What + " parameter").str()))
       return nullptr;
     Var *V = F->makeVar(Var::Kind::Local, P->getName(), assignableType(T),
@@ -411,10 +420,12 @@ ExprP FunctionLowering::inlineBody(const FunctionDecl *Fn,
     Aliases.erase(Captured);
   }
   QualType RetTy = Fn->getReturnType();
-  // A std::vector returned by value: the local the body returns is the
-  // result itself (the copy C++ elides), handed to the caller as it is.
-  bool ContainerResult = !containerElement(RetTy).isNull() &&
-                         !eigenShape(RetTy) && !RetTy->isReferenceType();
+  // A std::vector or a dynamic-size Eigen object returned by value: the
+  // local the body returns is the result itself (the copy C++ elides),
+  // handed to the caller as it is.
+  bool ContainerResult =
+      !containerElement(RetTy).isNull() && !RetTy->isReferenceType() &&
+      (!eigenShape(RetTy) || !containerFixedSize(RetTy));
   Var *Result = nullptr;
   if (!RetTy->isVoidType() && !ContainerResult) {
     if (!checkType(RetTy, Loc, (What + " result").str()))
@@ -440,21 +451,21 @@ ExprP FunctionLowering::inlineBody(const FunctionDecl *Fn,
       continue;
     }
     if (ContainerResult)
-      return returnedContainer(Fn, Last, Loc);
+      return returnedContainer(Fn, Last, Pre, Loc);
     if (!Result || !Last->getRetValue())
       continue;
     if (!lowerInitInto(ref(Result), RetTy, Last->getRetValue(), Pre))
       return nullptr;
   }
   if (ContainerResult)
-    return returnedContainer(Fn, Last, Loc);
+    return returnedContainer(Fn, Last, Pre, Loc);
   if (!Result)
     return ir::intConst(Ctx.IntTy, 0); // a void call: its statements are all
   return ref(Result, Loc);
 }
 
 ExprP FunctionLowering::returnedContainer(const FunctionDecl *Fn,
-                                          const ReturnStmt *Ret,
+                                          const ReturnStmt *Ret, Block &Pre,
                                           SourceLocation Loc) {
   // `return r;`: r's storage, through the move or copy the return spells.
   const Expr *E = Ret && Ret->getRetValue()
@@ -468,6 +479,21 @@ ExprP FunctionLowering::returnedContainer(const FunctionDecl *Fn,
   const auto *DRE = dyn_cast_or_null<DeclRefExpr>(E);
   const auto *VD = DRE ? dyn_cast<VarDecl>(DRE->getDecl()) : nullptr;
   Var *V = VD && VD->isLocalVarDecl() ? Vars.lookup(VD) : nullptr;
+  QualType RetTy = Fn->getReturnType();
+  // An Eigen expression returned (`return (W * x).array().tanh();`): a new
+  // local holding its value, which Eigen's conversion to the result makes.
+  if ((!V || !isContainerStorageVar(V)) && E && eigenShape(RetTy)) {
+    if (const auto *CE = dyn_cast<CXXConstructExpr>(E); CE && CE->getNumArgs() == 1)
+      E = CE->getArg(0);
+    std::unique_ptr<EigenTerm> Value = lowerEigenTerm(E, Pre);
+    if (!Value)
+      return nullptr;
+    std::string Name = "_" + viewIdentifier(Fn);
+    return eigenTemporary(
+        Name, RetTy.getUnqualifiedType(), Value,
+        ir::mul(Value->Rows, Value->Cols, Ctx.getPointerDiffType()),
+        "the result of '" + Fn->getNameAsString() + "'", Pre, Loc);
+  }
   if (!V || !isContainerStorageVar(V)) {
     Diags.report(Ret ? Ret->getBeginLoc() : Loc, Diag::NotSupported)
         << ("returning from '" + Fn->getNameAsString() +
@@ -488,10 +514,11 @@ const CallExpr *FunctionLowering::containerResultCall(const Expr *Init,
   if (!Callee || isa<CXXMemberCallExpr, CXXOperatorCallExpr>(Call) ||
       (isa<CXXMethodDecl>(Callee) && !cast<CXXMethodDecl>(Callee)->isStatic()))
     return nullptr;
-  // An Eigen object returned by value is the Eigen lowering's (its callee
-  // result is a temporary the call writes).
+  // A fixed-size Eigen object returned by value is the Eigen lowering's
+  // (its callee result is a temporary the call writes).
   QualType R = Callee->getReturnType();
-  if (eigenShape(T.getNonReferenceType()))
+  if (eigenShape(T.getNonReferenceType()) &&
+      containerFixedSize(T.getNonReferenceType()))
     return nullptr;
   if (R->isReferenceType() ||
       !Ctx.hasSameUnqualifiedType(R, T.getNonReferenceType()))

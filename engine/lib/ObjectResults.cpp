@@ -35,7 +35,7 @@ bool Differentiator::returnsObject(const FunctionDecl *FD) {
   if (R->isReferenceType() || R->isDependentType())
     return false;
   if (eigenShape(R) || !containerElement(R).isNull())
-    return returnsFixedContainer(R);
+    return returnsFixedContainer(R) || returnsDynamicEigen(R);
   return isDifferentiableRecord(R);
 }
 
@@ -71,13 +71,39 @@ ir::Var *objectBehind(EmitRequest &R, ir::Function &F, Var *Ptr,
 }
 
 /// Dst = Src for two objects of type T, or for the storage of two
-/// fixed-size containers of T, element by element.
-static StmtP copyObject(ASTContext &Ctx, Var *Dst, Var *Src) {
+/// containers of T, element by element (of a dynamic-size Eigen object:
+/// Dst sized as Src first, then a loop; Locals gains its counter).
+static StmtP copyObject(ASTContext &Ctx, ir::Function &F,
+                        std::vector<Var *> &Locals, Var *Dst, Var *Src) {
   QualType C = containerOf(Dst);
   if (C.isNull())
     return ir::assign(ref(Dst), ref(Src));
   ir::Block Copies;
   QualType Elem = Dst->Type->getPointeeType().getUnqualifiedType();
+  if (!containerFixedSize(C)) {
+    QualType SizeTy = Ctx.getSizeType();
+    std::optional<EigenShape> Shape = eigenShape(C);
+    ExprP N = ir::sizeOf(ref(Src), SizeTy);
+    Copies.push_back(ir::resize(
+        ref(Dst), N, {},
+        Shape && !Shape->isVector()
+            ? ir::sizeOf(ref(Src), SizeTy, ir::Extent::Rows)
+            : nullptr));
+    Var *K = F.makeVar(Var::Kind::Local, "_k", SizeTy);
+    Locals.push_back(K);
+    Copies.push_back(ir::assign(ref(K), ir::intConst(SizeTy, 0)));
+    auto L = std::make_unique<ir::Stmt>(StmtKind::Loop);
+    L->TestFirst = true;
+    L->V = K;
+    L->Cond = ir::binary(BO_LT, ref(K), N, Ctx.BoolTy);
+    L->body().push_back(ir::assign(ir::index(ref(Dst), ref(K), Elem),
+                                   ir::index(ref(Src), ref(K), Elem)));
+    // Emitted as it is (no pass folds an increment block in after here).
+    L->body().push_back(ir::assign(
+        ref(K), ir::add(ref(K), ir::intConst(SizeTy, 1), SizeTy)));
+    Copies.push_back(std::move(L));
+    return ir::block(std::move(Copies));
+  }
   uint64_t N = containerFixedSize(C).value_or(0);
   for (uint64_t I = 0; I < N; ++I) {
     ExprP K = ir::intConst(Ctx.getSizeType(), int64_t(I));
@@ -141,8 +167,8 @@ void Differentiator::defineObjectVJP(UserEntry &E, FunctionDecl *Def) {
   Var *Obj = objectBehind(R, F, Result, "_result");
   Var *DObj = objectBehind(R, F, DResult, "_d_result");
   R.Body.insert(R.Body.begin() + (Storage ? 0 : 2),
-                copyObject(Ctx, DObj, Seed));
-  R.Body.push_back(copyObject(Ctx, Value, Obj));
+                copyObject(Ctx, F, R.Locals, DObj, Seed));
+  R.Body.push_back(copyObject(Ctx, F, R.Locals, Value, Obj));
   for (StmtP &St : D->Parts.Reverse)
     R.Body.push_back(std::move(St));
   auto Ret = std::make_unique<ir::Stmt>(StmtKind::Return);

@@ -491,6 +491,20 @@ class Generator:
                   '((%s * %s.transpose()).transpose() * %s).dot(%s) / %d'
                   % (n, m, n, m, L * L),
                   '(%s.transpose() * %s).mean() / %d' % (n, m, L)]
+        # Arrays with numbers, more coefficient-wise functions, diagonals
+        # and casts (bounded where the function needs it).
+        forms += ['(%s.array() - 0.5).square().sum()' % n,
+                  '(1.0 - %s.array() * %s.array()).mean()' % (n, m),
+                  '(%s.array().cube() + %s.array()).mean()' % (n, m),
+                  '(%s.array().atan() * %s.array()).sum()' % (n, m),
+                  '(1.0 / (1.0 + %s.array().square())).sum()' % n,
+                  '(%s.array().square() + 1.0).inverse().sum()' % m,
+                  '(%s.array().square() + 0.5).pow(0.75).mean()' % n,
+                  '(%s.asDiagonal() * %s).dot(%s)' % (n, m, n),
+                  '(%s.transpose() * %s.asDiagonal()).sum()' % (m, n),
+                  '(%s * %s.transpose()).diagonal().sum()' % (n, m),
+                  'static_cast<%s>(%s.cast<long double>().squaredNorm())'
+                  % (CTYPE[a.t], n)]
         return self.erng.choice(forms), a.t
 
     def eigen_auto(self, sc, pad):

@@ -404,7 +404,7 @@ TEST(ContainerSizesDeathTest, SeedOfTheWrongSize) {
   const std::vector<double> x = {0.3, -0.2};
   std::vector<double> y, seed(1), dx(2);
   EXPECT_DEATH(sizes::features_vjp(x, y, &dx, &seed),
-               "adjoint of a std::vector output has 1 elements");
+               "adjoint \\(seed\\) of a container output has 1 elements");
 }
 
 } // namespace

@@ -108,7 +108,7 @@ inline void seed_size(long size, long seed_size) {
   if (size == seed_size)
     return;
   std::fprintf(stderr,
-               "fluxion: the adjoint of a std::vector output has %ld "
+               "fluxion: the adjoint (seed) of a container output has %ld "
                "elements, and the output %ld after the call; size the "
                "adjoint as the output is after the call\n",
                seed_size, size);
@@ -124,6 +124,19 @@ inline void eigen_same_size(long rows, long cols, long expr_rows,
                "to an object of %ldx%ld; give the object its size before "
                "the assignment\n",
                expr_rows, expr_cols, rows, cols);
+  std::abort();
+}
+
+/// Comma initialisation (`m << a, b, c;`) of a dynamic-size Eigen object
+/// gives one value per coefficient.
+inline void eigen_comma_count(long coefficients, long values) {
+  if (coefficients == values)
+    return;
+  std::fprintf(stderr,
+               "fluxion: comma initialisation gives %ld values to an Eigen "
+               "object of %ld coefficients; size it before ('MatrixXd "
+               "m(r, c);') and give one value per coefficient\n",
+               values, coefficients);
   std::abort();
 }
 

@@ -1,8 +1,8 @@
 // Eigen Matrix and Array variables are differentiated as storage plus a
 // shape, expressions over them as coefficient loops, solves by rules.
-// Views (block, head), other decompositions, solves in loops and second
-// derivatives through them, resizing, aliasing products, dynamic-size
-// locals in loops, dynamic-size results of annotated functions, views held by classes,
+// Writes through diagonal(), other decompositions, solves in loops and
+// second derivatives through them, resizing, aliasing products, dynamic-size
+// locals in loops, views returned by annotated functions, views held by classes,
 // copies of classes holding dynamic-size objects, strided views and Map/Ref
 // locals are located errors naming the operation in the user's words
 // (nothing from inside Eigen's headers).
@@ -13,9 +13,11 @@
 
 using namespace Eigen;
 
-[[fluxion::grad]] double traced(const MatrixXd &A) {
-  // CHECK: eigen.cpp:[[@LINE+1]]:13: error: fluxion: the operation 'diagonal' in an Eigen expression is not supported in a differentiated function; compute it with loops over the coefficients of Eigen variables (v(i), m(i, j)) into a local, and use the local
-  return (A.diagonal() * 2).sum();
+[[fluxion::grad]] double damped(const MatrixXd &A, double l) {
+  MatrixXd H = A;
+  // CHECK: eigen.cpp:[[@LINE+1]]:24: error: fluxion: writing through 'diagonal()' is not supported in a differentiated function; write the diagonal's coefficients in a loop ('for (Eigen::Index i = 0; i < H.rows(); ++i) H(i, i) += l;')
+  H.diagonal().array() += l;
+  return H.sum();
 }
 
 [[fluxion::grad]] double mismatched(const Matrix3d &A, const Vector2d &x) {
@@ -53,9 +55,17 @@ using namespace Eigen;
 
 [[fluxion::grad]] double resized(const VectorXd &x) {
   VectorXd y = x;
-  // CHECK: eigen.cpp:[[@LINE+1]]:5: error: fluxion: the Eigen operation 'resize' on 'y'
+  // CHECK: eigen.cpp:[[@LINE+1]]:5: error: fluxion: 'resize' giving 'y' (a 'VectorXd') a size after it has one is not supported in a differentiated function; size a local once, where it is declared ('VectorXd y(n);') or by the first resize, fill or assignment after an empty declaration in the same block, outside loops; use another local for another size
   y.resize(4);
   return y(0);
+}
+
+[[fluxion::grad]] double sized_in_loop(const VectorXd &x) {
+  VectorXd y;
+  for (int k = 0; k < 2; ++k)
+    // CHECK: eigen.cpp:[[@LINE+1]]:7: error: fluxion: giving the Eigen local 'y', declared empty, its size inside a loop or a nested block is not supported in a differentiated function; size it where it is declared ('VectorXd y(n);') or right after, in the same block
+    y = k * x;
+  return y.sum();
 }
 
 [[fluxion::grad]] double dynamic_local(const VectorXd &x) {
@@ -76,16 +86,24 @@ using namespace Eigen;
   return v(0);
 }
 
-VectorXd twice(const VectorXd &x) { return 2 * x; }
+// A callee returning a dynamic-size object is differentiated in place: one
+// return, at its end.
+VectorXd twice(const VectorXd &x) {
+  // CHECK: eigen.cpp:[[@LINE+1]]:3: error: fluxion: a 'return' before the end of a function returning a container is not supported in a differentiated function; compute the result into a variable and return it at the end
+  if (x.size() > 3)
+    return x;
+  return 2 * x;
+}
 [[fluxion::grad]] double through_callee(const VectorXd &x) {
-  // CHECK: eigen.cpp:[[@LINE+1]]:16: error: fluxion: calling 'twice' (a function returning an Eigen object of dynamic size) is not supported in a differentiated function; let it write the result into an output parameter ('Eigen::VectorXd &out'), or return a fixed-size type
   VectorXd y = twice(x);
   return y.sum();
 }
 
-// An annotated function returns only fixed-size Eigen objects.
-// CHECK: eigen.cpp:[[@LINE+1]]:3: error: fluxion: cannot generate derivatives of 'scaled': it returns 'VectorXd', whose size is not known from its type; an annotated function returns a container only of fixed size and of real numbers ('Eigen::Vector3d', 'std::array<double, 3>'); write the result into an output parameter ('VectorXd &out')
+// An annotated function returns Eigen objects of any size, and a view of
+// none.
 [[fluxion::grad]] VectorXd scaled(const VectorXd &x) { return 3 * x; }
+// CHECK: eigen.cpp:[[@LINE+1]]:3: error: fluxion: cannot generate derivatives of 'viewing': it returns 'Map<VectorXd>', a view of memory it does not own; an annotated function returns a container only of fixed size and of real numbers ('Eigen::Vector3d', 'std::array<double, 3>') or an Eigen object of real numbers ('Eigen::VectorXd'); write the result into an output parameter ('Eigen::VectorXd &out')
+[[fluxion::grad]] Map<VectorXd> viewing(double *p) { return Map<VectorXd>(p, 2); }
 
 // Eigen objects inside classes are the class's numbers; a view there is not
 // followed, and an object holding one of dynamic size is read in place.

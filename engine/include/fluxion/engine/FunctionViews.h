@@ -66,7 +66,14 @@ bool needsView(const clang::FunctionDecl *FD);
 /// parameter, sized by its type.
 bool returnsFixedContainer(clang::QualType Ret);
 
-/// The view of FD (made once per function; needsView(FD) must hold).
+/// A dynamic-size Eigen Matrix or Array of reals returned by value: an
+/// annotated function's view writes it through a `T &result` parameter,
+/// sized by its `return` (a callee returning one is lowered in place
+/// instead, LowerLambda.cpp).
+bool returnsDynamicEigen(clang::QualType Ret);
+
+/// The view of FD (made once per function; needsView(FD) or, for an
+/// annotated function, returnsDynamicEigen must hold).
 clang::FunctionDecl *viewOf(const clang::FunctionDecl *FD);
 
 /// What View stands for; null when View is not a view.

@@ -62,13 +62,24 @@ struct EigenTerm {
     Subtract,
     CwiseProduct,
     CwiseQuotient,
-    Function, ///< Fn(A(i, j)), or A(i, j) squared when Fn is null
+    AddScalar,   ///< A + Value (arrays)
+    SubScalar,   ///< A - Value
+    ScalarMinus, ///< Value - A
+    ScalarOver,  ///< Value / A (A.inverse() of an array: 1 / A)
+    Pow,         ///< Fn(A(i, j), Value): std::pow
+    Function, ///< Fn(A(i, j)), or A(i, j) squared (cubed when Value is 3)
+              ///< when Fn is null
     Product,  ///< the matrix product A B
     Block,    ///< A(i + RowOffset, j + ColOffset): col, row, block, head,
               ///< tail, segment, read
     Cross,    ///< A.cross(B) of 3-vectors
     Max,      ///< A.cwiseMax(B): B where A < B, else A (std::max)
     Min,      ///< A.cwiseMin(B): B where B < A, else A (std::min)
+    Cast,       ///< A(i, j) converted to Scalar: A.cast<T>()
+    Diagonal,   ///< A(i, i): A.diagonal(), a column
+    AsDiagonal, ///< A(i) on the diagonal, 0 elsewhere: v.asDiagonal()
+    ScaleRows,  ///< A(i) B(i, j): v.asDiagonal() * B
+    ScaleCols,  ///< A(i, j) B(j): A * v.asDiagonal()
     Constant, ///< Value everywhere: T::Zero(), Ones(), Constant(c)
     Identity  ///< 1 on the diagonal, 0 elsewhere: T::Identity()
   };
@@ -77,7 +88,8 @@ struct EigenTerm {
   ir::ExprP Rows, Cols; ///< extents, constants where the types fix them
   ir::ExprP Storage;    ///< Variable
   EigenShape Shape;     ///< Variable
-  ir::ExprP Value;      ///< Scale, DivideByScalar, Constant: the scalar
+  ir::ExprP Value;      ///< Scale, DivideByScalar, Constant, the scalar
+                        ///< kinds: the scalar
   ir::ExprP RowOffset, ColOffset; ///< Block
   clang::FunctionDecl *Fn = nullptr;
   std::unique_ptr<EigenTerm> A, B;
@@ -402,6 +414,19 @@ private:
   void lowerEigenCall(const clang::CallExpr *E,
                       const clang::CXXMethodDecl *Method, ir::ExprP Storage,
                       const EigenShape &Shape, ir::Block &Pre, ir::ExprP &Out);
+  /// The first sizing of a dynamic-size Eigen local declared empty
+  /// (`y = e`, `y.resize(n)`, `m.setZero(r, c)`, `v.setConstant(n, c)`):
+  /// a Resize, then the values. False when E is no sizing form.
+  bool sizeEigenLocal(const clang::CallExpr *E, llvm::StringRef Name,
+                      ir::ExprP Storage, const EigenShape &Shape,
+                      ir::Block &Pre, ir::ExprP &Out);
+  /// Storage = Rhs, Storage sized as Rhs first (Eigen's resizing `=`).
+  bool assignSizing(ir::ExprP Storage, const EigenShape &Shape,
+                    const clang::Expr *Rhs, ir::Block &Pre,
+                    clang::SourceLocation Loc);
+  /// E's variable when it is a dynamic-size Eigen local declared empty and
+  /// not used yet, in the block E is in, outside loops.
+  const clang::VarDecl *unsizedEigenLocal(const clang::Expr *E) const;
   /// `v << a, b, c` on an Eigen variable: one assignment per coefficient.
   /// True if E is such a chain, with Out the variable (null after an error).
   bool lowerEigenCommaInit(const clang::CallExpr *E, ir::Block &Pre,
@@ -455,6 +480,9 @@ private:
   /// its extents are known there; null when it cannot be (no error).
   ir::ExprP productTemporary(clang::QualType T, ir::ExprP Rows, ir::ExprP Cols,
                              ir::Block &Pre, clang::SourceLocation Loc);
+  /// P, or the row or column scaling it is when a factor of the product P
+  /// is v.asDiagonal().
+  std::unique_ptr<EigenTerm> diagonalProduct(std::unique_ptr<EigenTerm> P);
   /// T::Zero(), Ones(), Constant(c), Identity(), with sizes when T is
   /// dynamic; null (nothing reported) for another static call.
   std::unique_ptr<EigenTerm> lowerEigenNullary(const clang::CallExpr *CE,
@@ -697,10 +725,11 @@ private:
                        llvm::ArrayRef<const clang::Expr *> Args,
                        ir::Block &Pre, clang::SourceLocation Loc,
                        llvm::StringRef What);
-  /// The storage of the local container a body returns (`return r;`),
-  /// reported when it returns anything else.
+  /// The storage of the local container a body returns (`return r;`), or
+  /// of a new local holding the Eigen expression it returns; reported when
+  /// it returns anything else.
   ir::ExprP returnedContainer(const clang::FunctionDecl *Fn,
-                              const clang::ReturnStmt *Ret,
+                              const clang::ReturnStmt *Ret, ir::Block &Pre,
                               clang::SourceLocation Loc);
   /// Init when it is a call of a function of the program returning a
   /// container of type T by value (`std::vector<double> p = softmax(z);`):
