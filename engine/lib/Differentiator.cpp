@@ -825,12 +825,11 @@ void Differentiator::defineSplit(SplitEntry &E, FunctionDecl *Def) {
         for (Var *V : D.Parts.EndState) {
           if (isContainerStorageVar(V))
             continue; // handed over below, elements and size
-          QualType T = V->isArray() ? Ctx.getBaseElementType(V->Type)
-                                    : V->Type;
-          Var *Tape = B.tapeFor(T);
-          D.Parts.Forward.push_back(push(Tape, ref(V)));
+          Block Restore;
+          B.saveAndRestore(ref(V), D.Parts.Forward, Restore);
           D.Parts.Reverse.insert(D.Parts.Reverse.begin(),
-                                 assign(ref(V), pop(Tape)));
+                                 std::make_move_iterator(Restore.begin()),
+                                 std::make_move_iterator(Restore.end()));
         }
         handOverContainers(B, D);
       },

@@ -298,6 +298,8 @@ bool FunctionLowering::assignEigenTerm(ExprP Dst, BinaryOperatorKind Op,
       I = DstColumn ? K : Zero;
       J = DstColumn ? Zero : K;
     }
+    if (View && View->K == EigenTerm::Kind::Diagonal)
+      return eigenElement(*Whole, I, I);
     if (View) {
       I = ir::add(I, View->RowOffset, IndexTy);
       J = ir::add(J, View->ColOffset, IndexTy);
@@ -374,21 +376,19 @@ bool FunctionLowering::lowerEigenViewAssignment(const clang::Expr *Target,
   const CXXMethodDecl *M = MC ? MC->getMethodDecl() : nullptr;
   if (!M || !M->getIdentifier() || !isInEigen(M))
     return false;
-  // diagonal() is read, not written (`H.diagonal().array() += l`).
-  for (const CXXMemberCallExpr *In = MC; In;
-       In = dyn_cast<CXXMemberCallExpr>(bare(In->getImplicitObjectArgument()))) {
-    const CXXMethodDecl *IM = In->getMethodDecl();
+  // A view seen as an array or a matrix (`H.diagonal().array() += l`) is
+  // the view.
+  while (M->getIdentifier() &&
+         (M->getName() == "array" || M->getName() == "matrix") &&
+         MC->getNumArgs() == 0) {
+    const auto *In =
+        dyn_cast<CXXMemberCallExpr>(bare(MC->getImplicitObjectArgument()));
+    const CXXMethodDecl *IM = In ? In->getMethodDecl() : nullptr;
     if (!IM || !IM->getIdentifier() || !isInEigen(IM))
-      break;
-    if (IM->getName() == "diagonal") {
-      Diags.report(Loc, Diag::NotSupported)
-          << "writing through 'diagonal()'"
-          << "write the diagonal's coefficients in a loop ('for (Eigen::Index "
-             "i = 0; i < H.rows(); ++i) H(i, i) += l;')";
-      return true;
-    }
-    if (IM->getName() != "array" && IM->getName() != "matrix")
-      break;
+      return false;
+    MC = In;
+    M = IM;
+    Target = In;
   }
   StringRef Name = M->getName();
   unsigned N = MC->getNumArgs();
@@ -405,16 +405,18 @@ bool FunctionLowering::lowerEigenViewAssignment(const clang::Expr *Target,
   bool View = (N == 1 && (Name == "col" || Name == "row")) ||
               (N + Fixed == 1 && (Name == "head" || Name == "tail")) ||
               (N + Fixed == 2 && Name == "segment") ||
-              (N + Fixed == 4 && Name == "block");
+              (N + Fixed == 4 && Name == "block") ||
+              (N == 0 && Name == "diagonal");
   if (!View)
     return false;
   // The view's term reads its variable in place (LowerEigenExpr.cpp):
-  // Block over Variable.
+  // Block (or Diagonal) over Variable.
   std::unique_ptr<EigenTerm> Dst = lowerEigenTerm(Target, Pre);
   if (!Dst)
     return true;
   const EigenTerm *Of = Dst->A.get();
-  if (Dst->K != EigenTerm::Kind::Block || !Of ||
+  bool Diagonal = Dst->K == EigenTerm::Kind::Diagonal;
+  if ((Dst->K != EigenTerm::Kind::Block && !Diagonal) || !Of ||
       Of->K != EigenTerm::Kind::Variable ||
       Of->Storage->Ty->getPointeeType().isConstQualified()) {
     Diags.report(Loc, Diag::NotSupported)
@@ -435,8 +437,10 @@ bool FunctionLowering::lowerEigenViewAssignment(const clang::Expr *Target,
     QualType IndexTy = Ctx.getPointerDiffType();
     appendIndexLoop(0, Dst->Cols, Loc, Pre, [&](ExprP J, ir::Block &Col) {
       appendIndexLoop(0, Dst->Rows, Loc, Col, [&](ExprP I, ir::Block &B) {
-        ExprP X = eigenElement(*Of, ir::add(I, Dst->RowOffset, IndexTy),
-                               ir::add(J, Dst->ColOffset, IndexTy));
+        ExprP X = Diagonal
+                      ? eigenElement(*Of, I, I)
+                      : eigenElement(*Of, ir::add(I, Dst->RowOffset, IndexTy),
+                                     ir::add(J, Dst->ColOffset, IndexTy));
         B.push_back(ir::assign(X,
                                Op == BO_MulAssign ? ir::mul(X, S, Scalar)
                                                   : ir::div(X, S, Scalar),
@@ -446,7 +450,24 @@ bool FunctionLowering::lowerEigenViewAssignment(const clang::Expr *Target,
     Out = Of->Storage;
     return true;
   }
-  std::unique_ptr<EigenTerm> R = lowerEigenTerm(Rhs, Pre);
+  std::unique_ptr<EigenTerm> R;
+  if (bare(Rhs)->getType()->isArithmeticType()) {
+    // A number added to (or taken from, or given to) every coefficient of
+    // an array view: `H.diagonal().array() += l`.
+    ExprP V = lowerExpr(Rhs, Pre);
+    if (!V)
+      return true;
+    R = std::make_unique<EigenTerm>();
+    R->K = EigenTerm::Kind::Constant;
+    R->Loc = Loc;
+    R->Scalar = Dst->Scalar;
+    R->Rows = Dst->Rows;
+    R->Cols = Dst->Cols;
+    R->Value = materialize(convertResult(V, Dst->Scalar, Pre), Pre, "_fill",
+                           Loc);
+  } else {
+    R = lowerEigenTerm(Rhs, Pre);
+  }
   if (R && assignEigenTerm(Of->Storage, Op, R, Pre, Loc, Dst.get()))
     Out = Of->Storage;
   return true;

@@ -200,10 +200,29 @@ void ReverseBuilder::findRestoredRanges() {
 }
 
 void ReverseBuilder::record(const ExprP &LV, Sweeps &Out, Block &Restore) {
-  Var *Tape = tapeFor(LV->isLValue() && LV->Ty->isArrayType()
-                          ? Ctx.getBaseElementType(LV->Ty)
-                          : LV->Ty);
-  Out.Fwd.push_back(push(Tape, LV));
+  saveAndRestore(LV, Out.Fwd, Restore);
+}
+
+void ReverseBuilder::saveAndRestore(const ExprP &LV, Block &Fwd,
+                                    Block &Restore) {
+  QualType Elem = LV->isLValue() && LV->Ty->isArrayType()
+                      ? Ctx.getBaseElementType(LV->Ty)
+                      : LV->Ty;
+  // The tape keeps trivially copyable values only: an object with an Eigen
+  // member (or another that is not) is recorded number by number, and
+  // restored in the reverse order.
+  if (Elem->isRecordType() && !Elem.isTriviallyCopyableType(Ctx)) {
+    llvm::SmallVector<ExprP, 16> Leaves;
+    forEachScalar(Ctx, LV, nullptr, LV->Ty,
+                  [&](ExprP Dst, ExprP, QualType) { Leaves.push_back(Dst); });
+    for (const ExprP &X : Leaves)
+      Fwd.push_back(push(tapeFor(X->Ty.getUnqualifiedType()), X));
+    for (const ExprP &X : llvm::reverse(Leaves))
+      Restore.push_back(assign(X, pop(tapeFor(X->Ty.getUnqualifiedType()))));
+    return;
+  }
+  Var *Tape = tapeFor(Elem);
+  Fwd.push_back(push(Tape, LV));
   Restore.push_back(assign(LV, pop(Tape)));
 }
 

@@ -163,6 +163,36 @@ Pose pose(double angle, const Vector3d &axis, const Vector3d &t) {
   return {Eigen::AngleAxisd(angle, axis.normalized()).toRotationMatrix(), t};
 }
 
+// A local array of such objects overwritten in a loop: the reverse sweep
+// keeps their numbers one by one (the tape holds trivially copyable values
+// only), also across the split of f_jacobian.
+struct Particle {
+  Vector2d x;
+  double m;
+};
+
+[[fluxion::grad]] [[fluxion::jacobian]] void
+swarm(const double p[2], double out[2]) {
+  Particle base{Vector2d(p[1], 2 * p[0]), p[0]};
+  out[0] = 0;
+  out[1] = 0;
+  for (int s = 0; s < 3; ++s) {
+    Particle ps[3];
+    for (Particle &q : ps) {
+      q = base;
+      q.m += s;
+    }
+    for (int i = 0; i < 3; ++i) {
+      ps[i].x += Vector2d(p[0] * (i + s), std::sin(p[1] * (i + 1)));
+      ps[i].m *= p[1];
+    }
+    for (const Particle &q : ps) {
+      out[0] += q.m * q.x.squaredNorm();
+      out[1] += std::cos(q.x.y()) * q.m;
+    }
+  }
+}
+
 } // namespace held
 
 using namespace held;
@@ -285,4 +315,12 @@ TEST(EigenMembers, MethodOfAClassHoldingEigenObjects) {
                 2e-3)
         << "x(" << k << ")";
   }
+}
+
+TEST(EigenMembers, ArrayOfObjectsOverwrittenInALoop) {
+  double p[2] = {0.3, 0.7}, out[2];
+  auto J = fluxion::check_jacobian(swarm, swarm_jacobian, p, out);
+  EXPECT_TRUE(J.ok()) << J;
+  auto V = fluxion::check_vjp(swarm, swarm_vjp, p, out);
+  EXPECT_TRUE(V.ok()) << V;
 }

@@ -5,7 +5,8 @@
 // `y.resize(n)`, `M.setZero(r, c)`, `y.noalias() = ...`; arrays with
 // numbers (`a - s`, `1.0 / a`) and more coefficient-wise functions
 // (`pow`, `cube`, `inverse`, `log1p`, `atan`, ...); `diagonal()`,
-// `asDiagonal()` alone and in products, `cast<T>()`, and matrices built
+// `asDiagonal()` alone and in products, writes through `diagonal()`,
+// `cast<T>()`, and matrices built
 // from nested braced lists, comma initialisation of dynamic-size objects;
 // annotated functions returning `VectorXd` and `MatrixXd`. Every derivative
 // is checked against finite differences (fluxion::check_*), forward mode
@@ -139,6 +140,21 @@ diagonals(const MatrixXd &A, const VectorXd &w, const Eigen::Vector2d &x) {
   r += M(1, 0) * M(0, 1) + M.sum() * M(1, 1) + B(2, 1) * B(1, 0) + B.sum() +
        c.prod() + R(0, 1) * R(1, 0) + R.col(0).dot(x);
   return r;
+}
+
+// Writes through diagonal(), whole and through array().
+[[fluxion::grad]] [[fluxion::jvp]] [[fluxion::hessian]] double
+damped(const MatrixXd &J, const VectorXd &r, double lambda) {
+  MatrixXd H = J.transpose() * J;
+  H.diagonal().array() += lambda;
+  MatrixXd Q = MatrixXd::Zero(3, 3);
+  Q.diagonal() = r.head(3).array().exp();
+  Q.diagonal() *= 2;
+  Q.diagonal() -= r.tail(3);
+  Q.diagonal().array() -= 0.5 * lambda;
+  VectorXd s = H.diagonal();
+  return H.squaredNorm() + Q.sum() + s.prod() +
+         (Q * r.head(3)).squaredNorm();
 }
 
 // Comma initialisation of dynamic-size objects, column- and row-major.
@@ -287,4 +303,15 @@ TEST(EigenResults, AnnotatedFunctionsReturningDynamicObjects) {
         return weighted_gram(A + e * tA, 0.7 + e * 0.4).cwiseProduct(S).sum();
       },
       tG.cwiseProduct(S).sum(), dA.cwiseProduct(tA).sum() + ds * 0.4);
+}
+
+TEST(EigenResults, WritesThroughTheDiagonal) {
+  MatrixXd J = matrix(4, 3, 0.3);
+  VectorXd r = 0.5 * vec(5, 1.4);
+  auto G = fluxion::check_gradient(damped, damped_grad, J, r, 0.2);
+  EXPECT_TRUE(G.ok()) << G;
+  auto T = fluxion::check_jvp(damped, damped_jvp, J, r, 0.2);
+  EXPECT_TRUE(T.ok()) << T;
+  auto H = fluxion::check_hvp(damped, damped_hvp, J, r, 0.2);
+  EXPECT_TRUE(H.ok()) << H;
 }

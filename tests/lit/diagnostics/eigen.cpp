@@ -1,6 +1,6 @@
 // Eigen Matrix and Array variables are differentiated as storage plus a
 // shape, expressions over them as coefficient loops, solves by rules.
-// Writes through diagonal(), other decompositions, solves in loops and
+// Views assigned what reads their variable, other decompositions, solves in loops and
 // second derivatives through them, resizing, aliasing products, dynamic-size
 // locals in loops, views returned by annotated functions, views held by classes,
 // copies of classes holding dynamic-size objects, strided views and Map/Ref
@@ -15,8 +15,9 @@ using namespace Eigen;
 
 [[fluxion::grad]] double damped(const MatrixXd &A, double l) {
   MatrixXd H = A;
-  // CHECK: eigen.cpp:[[@LINE+1]]:24: error: fluxion: writing through 'diagonal()' is not supported in a differentiated function; write the diagonal's coefficients in a loop ('for (Eigen::Index i = 0; i < H.rows(); ++i) H(i, i) += l;')
   H.diagonal().array() += l;
+  // CHECK: eigen.cpp:[[@LINE+1]]:16: error: fluxion: assigning to a view of 'H' an expression that reads 'H' is not supported in a differentiated function; assign the expression to a local first, then the local to the view
+  H.diagonal() = H.col(0);
   return H.sum();
 }
 

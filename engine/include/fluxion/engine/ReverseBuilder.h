@@ -144,6 +144,11 @@ public:
   bool RestorePointerParams = false;
   /// The tape (a local of the function) for values of type T.
   ir::Var *tapeFor(clang::QualType T);
+  /// Fwd gains the pushes that keep LV's value (an object or array that
+  /// is not trivially copyable: its numbers one by one), Restore the pops
+  /// that give it back, in the reverse order.
+  void saveAndRestore(const ir::ExprP &LV, ir::Block &Fwd,
+                      ir::Block &Restore);
 
 private:
   struct Sweeps {
