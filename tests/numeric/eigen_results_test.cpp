@@ -8,7 +8,8 @@
 // `asDiagonal()` alone and in products, writes through `diagonal()`,
 // `cast<T>()`, and matrices built
 // from nested braced lists, comma initialisation of dynamic-size objects;
-// annotated functions returning `VectorXd` and `MatrixXd`. Every derivative
+// annotated functions returning `VectorXd` and `MatrixXd`; in double, float
+// and long double. Every derivative
 // is checked against finite differences (fluxion::check_*), forward mode
 // against reverse mode, and f_hvp where the function is twice
 // differentiable.
@@ -190,6 +191,24 @@ hidden(const MatrixXd &W, const VectorXd &b, const VectorXd &x) {
   return G;
 }
 
+// The same forms in long double.
+using VectorXl = Eigen::Matrix<long double, Eigen::Dynamic, 1>;
+using MatrixXl = Eigen::Matrix<long double, Eigen::Dynamic, Eigen::Dynamic>;
+
+static VectorXl soft(const VectorXl &z) {
+  return (1.0L / (1.0L + (-z.array()).exp())).matrix();
+}
+
+[[fluxion::grad]] [[fluxion::jvp]] long double
+in_long_double(const MatrixXl &A, const VectorXl &x) {
+  VectorXl y;
+  y = A * x;
+  MatrixXl H = A.transpose() * A;
+  H.diagonal().array() += 0.5L;
+  return soft(y).sum() + (x.asDiagonal() * H).sum() +
+         (y.array() - 0.25L).cube().sum() + H.diagonal().prod();
+}
+
 } // namespace results
 
 using namespace results;
@@ -314,4 +333,13 @@ TEST(EigenResults, WritesThroughTheDiagonal) {
   EXPECT_TRUE(T.ok()) << T;
   auto H = fluxion::check_hvp(damped, damped_hvp, J, r, 0.2);
   EXPECT_TRUE(H.ok()) << H;
+}
+
+TEST(EigenResults, LongDouble) {
+  MatrixXl A = matrix(3, 2, 0.8).cast<long double>();
+  VectorXl x = vec(2, 0.4).cast<long double>();
+  auto G = fluxion::check_gradient(in_long_double, in_long_double_grad, A, x);
+  EXPECT_TRUE(G.ok()) << G;
+  auto J = fluxion::check_jvp(in_long_double, in_long_double_jvp, A, x);
+  EXPECT_TRUE(J.ok()) << J;
 }
