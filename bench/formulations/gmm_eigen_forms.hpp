@@ -17,6 +17,19 @@ double gmm_eigen_grad(const Eigen::VectorXd &alphas,
                       Eigen::VectorXd *d_alphas, Eigen::MatrixXd *d_means,
                       Eigen::MatrixXd *d_icf);
 
+/// The same objective written compactly (gmm_eigen_compact.cpp).
+double gmm_eigen_compact(const Eigen::VectorXd &alphas,
+                         const Eigen::MatrixXd &means,
+                         const Eigen::MatrixXd &icf, const Eigen::MatrixXd &X,
+                         double gamma, int m);
+double gmm_eigen_compact_grad(const Eigen::VectorXd &alphas,
+                              const Eigen::MatrixXd &means,
+                              const Eigen::MatrixXd &icf,
+                              const Eigen::MatrixXd &X, double gamma, int m,
+                              Eigen::VectorXd *d_alphas,
+                              Eigen::MatrixXd *d_means,
+                              Eigen::MatrixXd *d_icf);
+
 namespace formulations {
 /// Hand-written adjoint, with Eigen: returns the objective, ADDS the
 /// gradient, reports the bytes it kept for the reverse sweep.

@@ -47,7 +47,7 @@ cases=()
 for form in swap scratch inplace callee vector; do
   cases+=("burgers n1000_steps1000 $form")
 done
-for form in helpers inline components eigen; do
+for form in helpers inline components eigen eigen_compact; do
   cases+=("gmm d64_K10_n1000 $form")
 done
 for form in helpers inline; do

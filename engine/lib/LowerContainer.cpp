@@ -275,8 +275,9 @@ bool FunctionLowering::lowerContainerCall(const CallExpr *E, ir::Block &Pre,
   if (const auto *DR = dyn_cast<DeclRefExpr>(Object->IgnoreParenImpCasts()))
     if (const auto *VD = dyn_cast<VarDecl>(DR->getDecl());
         VD && UnsizedLocals.count(VD)) {
-      // In the block it is declared in, outside loops: it runs once. An
-      // Eigen object is also sized by its first assignment and fill.
+      // In the block it is declared in: it runs once (or, declared in a
+      // loop, it is sized once before the loop). An Eigen object is also
+      // sized by its first assignment and fill.
       bool Sizing = Name == "resize" || Name == "assign";
       if (eigenShape(VD->getType())) {
         unsigned Args = isa<CXXOperatorCallExpr>(E) ? 0 : E->getNumArgs();
@@ -284,7 +285,7 @@ bool FunctionLowering::lowerContainerCall(const CallExpr *E, ir::Block &Pre,
                  ((Name == "setZero" || Name == "setOnes") && Args >= 1) ||
                  (Name == "setConstant" && Args >= 2);
       }
-      if (Sizing && !LoopDepth && UnsizedLocals.lookup(VD) == Scopes.size())
+      if (Sizing && sizedHere(VD))
         Unsized = VD;
       // Eigen's `=` would size it there, at each pass; derivative code
       // sizes a local once.

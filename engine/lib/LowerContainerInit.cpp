@@ -165,11 +165,15 @@ bool FunctionLowering::lowerContainerLocal(const VarDecl *VD, ir::Block &Out,
   // In a loop: a fixed-size container of numbers is an array whose
   // elements are assigned again, as a local array's are; a std::vector is
   // sized again at each iteration, a size change the reverse sweep undoes
-  // (ReverseResize.cpp). A dynamic Eigen object is not followed there.
+  // (ReverseResize.cpp); a dynamic Eigen object is sized once, before the
+  // outermost loop (its size must be known there), and then assigned
+  // again at each iteration like a fixed-size one.
   bool FixedNumbers = containerFixedSize(T) && Elem->isRealFloatingType();
   bool Objects = Elem->isRecordType();
   bool Vector = !containerFixedSize(T) && !eigenShape(T) && !Objects;
-  if (LoopDepth && !FixedNumbers && !Vector) {
+  bool SizedBeforeLoops =
+      LoopDepth && eigenShape(T) && !containerFixedSize(T) && LoopEntry;
+  if (LoopDepth && !FixedNumbers && !Vector && !SizedBeforeLoops) {
     Diags.report(Loc, Diag::NotSupported)
         << ("a local '" + TypeName + "' ('" + VD->getNameAsString() +
             "') declared inside a loop")
@@ -214,12 +218,37 @@ bool FunctionLowering::lowerContainerLocal(const VarDecl *VD, ir::Block &Out,
     });
     return LoopOK;
   };
+  // A size, computed where the local is sized: here, or before the
+  // outermost loop (SizedBeforeLoops), where it must be known.
+  bool SizeKnown = true;
+  auto SizeValue = [&](ExprP Raw, StringRef Name) {
+    if (!SizedBeforeLoops)
+      return materialize(Raw, Out, Name, Loc);
+    if (SizeKnown && !knownBeforeLoops(*Raw)) {
+      Diags.report(Loc, Diag::NotSupported)
+          << ("a local '" + TypeName + "' ('" + VD->getNameAsString() +
+              "') declared inside a loop with a size computed in the loop")
+          << "declare it before the loop, or size it by what is known "
+             "before the loop (the size of a parameter, or an integer "
+             "declared before the loop that nothing changes)";
+      SizeKnown = false;
+    }
+    return materialize(Raw, *LoopEntry, Name, Loc);
+  };
   // Rows: of a dynamic-size Eigen matrix, whose coefficients are N.
-  auto Sized = [&](ExprP N, ExprP Rows = nullptr) {
+  // Filled: the initialiser assigns every coefficient (else the
+  // declaration's zeros stand, set again at each iteration of a loop).
+  auto Sized = [&](ExprP N, ExprP Rows = nullptr, bool Filled = false) {
     // A std::array has its size from the start.
     if (Fixed)
       return;
     DeclaredSizes[V] = N;
+    if (SizedBeforeLoops) {
+      LoopEntry->push_back(ir::resize(Storage, N, Loc, Rows));
+      if (!Filled)
+        Loop(N, [&](ExprP) { return ir::floatConst(Elem, 0); });
+      return;
+    }
     // In a loop, a std::vector already holds the last iteration's
     // elements: sized again (undone by the reverse sweep) and zeroed
     // again, then the initialiser assigns them.
@@ -259,13 +288,13 @@ bool FunctionLowering::lowerContainerLocal(const VarDecl *VD, ir::Block &Out,
     if (!R)
       return false;
     if (!Fixed)
-      Sized(materialize(ir::cast(SizeTy, ir::mul(R->Rows, R->Cols,
-                                                 Ctx.getPointerDiffType())),
-                        Out, "_n", Loc),
-            DynamicMatrix ? materialize(ir::cast(SizeTy, R->Rows), Out,
-                                        "_rows", Loc)
-                          : nullptr);
-    return assignEigenTerm(Storage, BO_Assign, R, Out, Loc);
+      Sized(SizeValue(ir::cast(SizeTy, ir::mul(R->Rows, R->Cols,
+                                               Ctx.getPointerDiffType())),
+                      "_n"),
+            DynamicMatrix ? SizeValue(ir::cast(SizeTy, R->Rows), "_rows")
+                          : nullptr,
+            /*Filled=*/true);
+    return SizeKnown && assignEigenTerm(Storage, BO_Assign, R, Out, Loc);
   };
   const clang::Expr *Init = InitAs ? InitAs : VD->getInit();
   if (Init)
@@ -278,10 +307,13 @@ bool FunctionLowering::lowerContainerLocal(const VarDecl *VD, ir::Block &Out,
     if (N == 0) {
       // Empty (std::vector: sized later, by its first resize or assign,
       // or emptied again in a loop) or zeros (std::array).
-      if (!Fixed && !Eigen && LoopDepth)
+      if (!Fixed && !Eigen && LoopDepth) {
         Sized(ir::intConst(SizeTy, 0));
-      else if (!Fixed)
+      } else if (!Fixed) {
         UnsizedLocals[VD] = Scopes.size();
+        if (LoopDepth)
+          UnsizedInLoops[VD] = LoopDepth;
+      }
       return true;
     }
     const clang::Expr *A0 = CE->getArg(0)->IgnoreImplicit();
@@ -307,7 +339,8 @@ bool FunctionLowering::lowerContainerLocal(const VarDecl *VD, ir::Block &Out,
           return Bad("with a list of another shape");
         if (!Fixed)
           Sized(ir::intConst(SizeTy, int64_t(R * C)),
-                DynamicMatrix ? ir::intConst(SizeTy, int64_t(R)) : nullptr);
+                DynamicMatrix ? ir::intConst(SizeTy, int64_t(R)) : nullptr,
+                /*Filled=*/true);
         for (size_t I = 0; I < R; ++I)
           for (size_t J = 0; J < C; ++J) {
             const clang::Expr *Item = Column ? Rows[0][I] : Rows[I][J];
@@ -331,10 +364,10 @@ bool FunctionLowering::lowerContainerLocal(const VarDecl *VD, ir::Block &Out,
         ExprP C = R ? lowerExpr(CE->getArg(1), Out) : nullptr;
         if (!C)
           return false;
-        R = materialize(ir::cast(SizeTy, R), Out, "_rows", Loc);
+        R = ir::cast(SizeTy, R);
         C = ir::cast(SizeTy, C);
-        Sized(materialize(ir::mul(R, C, SizeTy), Out, "_n", Loc), R);
-        return true;
+        Sized(SizeValue(ir::mul(R, C, SizeTy), "_n"), SizeValue(R, "_rows"));
+        return SizeKnown;
       }
       if (N == 1 && A0->getType()->isRecordType())
         return FromEigenExpression(A0);
@@ -371,8 +404,10 @@ bool FunctionLowering::lowerContainerLocal(const VarDecl *VD, ir::Block &Out,
             Count = lowerExpr(Call->getArg(0), Out);
             if (!Count)
               return false;
-            Count = materialize(ir::cast(SizeTy, Count), Out, "_n", Loc);
-            Sized(Count);
+            Count = SizeValue(ir::cast(SizeTy, Count), "_n");
+            Sized(Count, nullptr, /*Filled=*/Name != "Zero");
+            if (!SizeKnown)
+              return false;
           }
           ExprP Value = Name == "Zero"   ? nullptr
                         : Name == "Ones" ? ir::floatConst(Elem, 1)
@@ -411,11 +446,12 @@ bool FunctionLowering::lowerContainerLocal(const VarDecl *VD, ir::Block &Out,
       if (!Src || (!Place && (Src->K != ir::ExprKind::VarRef ||
                               !isContainerStorageVar(Src->V))))
         return Src || !usesPoisoned(S) ? Bad("from this expression") : false;
-      ExprP Count =
-          Fixed   ? ir::intConst(SizeTy, int64_t(*Fixed))
-          : Place ? materialize(ir::sizeOf(Src, SizeTy), Out, "_n", Loc)
-                  : materialize(containerSize(Src->V, Loc), Out, "_n", Loc);
-      Sized(Count);
+      ExprP Count = Fixed   ? ir::intConst(SizeTy, int64_t(*Fixed))
+                    : Place ? SizeValue(ir::sizeOf(Src, SizeTy), "_n")
+                            : SizeValue(containerSize(Src->V, Loc), "_n");
+      Sized(Count, nullptr, /*Filled=*/true);
+      if (!SizeKnown)
+        return false;
       QualType SrcElem =
           Place ? containerElement(Src->Ty) : Src->Ty->getPointeeType();
       if (Objects && SrcElem.getCanonicalType().getUnqualifiedType() !=
@@ -430,8 +466,10 @@ bool FunctionLowering::lowerContainerLocal(const VarDecl *VD, ir::Block &Out,
       ExprP Count = lowerExpr(A0, Out);
       if (!Count)
         return false;
-      Count = materialize(ir::cast(SizeTy, Count), Out, "_n", Loc);
-      Sized(Count);
+      Count = SizeValue(ir::cast(SizeTy, Count), "_n");
+      Sized(Count, nullptr, /*Filled=*/N == 2);
+      if (!SizeKnown)
+        return false;
       if (N == 2) {
         ExprP Value = lowerExpr(CE->getArg(1), Out);
         if (!Value)

@@ -208,8 +208,8 @@ void FunctionLowering::lowerEigenCall(const CallExpr *E,
             "' (a '" + TypeName + "') a size after it has one")
         << "size a local once, where it is declared ('" + TypeName +
                " y(n);') or by the first resize, fill or assignment after "
-               "an empty declaration in the same block, outside loops; use "
-               "another local for another size";
+               "an empty declaration in the same block; use another local "
+               "for another size";
     return;
   }
   Diags.report(Loc, Diag::NotSupported)
@@ -250,11 +250,19 @@ bool FunctionLowering::sizeEigenLocal(const CallExpr *E, StringRef Name,
     ExprP X = lowerExpr(Args[I], Pre);
     if (!X)
       return true;
-    Extents.push_back(materialize(ir::cast(SizeTy, X), Pre,
-                                  I + 1 < Sizes ? "_rows" : "_n", Loc));
+    Extents.push_back(ir::cast(SizeTy, X));
   }
+  // Declared in a loop: sized before it, zeros again at each iteration.
+  ir::Block *At = sizingBlock(Storage, Extents, Pre, Loc);
+  if (!At)
+    return true;
+  for (unsigned I = 0; I < Sizes; ++I)
+    Extents[I] = materialize(Extents[I], *At, I + 1 < Sizes ? "_rows" : "_n",
+                             Loc);
   ExprP Fill;
   QualType Elem = Storage->Ty->getPointeeType();
+  if (At != &Pre)
+    Fill = ir::floatConst(Elem, 0);
   if (Name == "setOnes")
     Fill = ir::floatConst(Elem, 1);
   if (Constant) {
@@ -264,11 +272,11 @@ bool FunctionLowering::sizeEigenLocal(const CallExpr *E, StringRef Name,
     Fill = materialize(convertResult(Fill, Elem, Pre), Pre, "_fill", Loc);
   }
   ExprP Rows = Sizes == 2 ? Extents[0] : nullptr;
-  ExprP N = Rows ? materialize(ir::mul(Rows, Extents[1], SizeTy), Pre, "_n",
+  ExprP N = Rows ? materialize(ir::mul(Rows, Extents[1], SizeTy), *At, "_n",
                                Loc)
                  : Extents[0];
   // Zeros where Eigen's resize leaves the coefficients as they come.
-  Pre.push_back(ir::resize(Storage, N, Loc, Rows));
+  At->push_back(ir::resize(Storage, N, Loc, Rows));
   if (Fill)
     appendIndexLoop(0, N, Loc, Pre, [&](ExprP K, ir::Block &Body) {
       Body.push_back(ir::assign(eigenStorageElement(Storage, K, Elem), Fill,
@@ -285,24 +293,51 @@ bool FunctionLowering::assignSizing(ExprP Storage, const EigenShape &Shape,
   if (!R)
     return false;
   QualType SizeTy = Ctx.getSizeType();
-  ExprP Rows = Shape.isVector()
-                   ? nullptr
-                   : materialize(ir::cast(SizeTy, R->Rows), Pre, "_rows", Loc);
-  ExprP N = materialize(
-      ir::cast(SizeTy, ir::mul(R->Rows, R->Cols, Ctx.getPointerDiffType())),
-      Pre, "_n", Loc);
-  Pre.push_back(ir::resize(Storage, N, Loc, Rows));
+  ExprP Rows = Shape.isVector() ? nullptr : ir::cast(SizeTy, R->Rows);
+  ExprP N =
+      ir::cast(SizeTy, ir::mul(R->Rows, R->Cols, Ctx.getPointerDiffType()));
+  // Declared in a loop: sized before it.
+  ir::Block *At = sizingBlock(Storage, {N}, Pre, Loc);
+  if (!At)
+    return false;
+  if (Rows)
+    Rows = materialize(Rows, *At, "_rows", Loc);
+  N = materialize(N, *At, "_n", Loc);
+  At->push_back(ir::resize(Storage, N, Loc, Rows));
   return assignEigenTerm(Storage, BO_Assign, R, Pre, Loc);
 }
 
 const VarDecl *FunctionLowering::unsizedEigenLocal(const clang::Expr *E) const {
   const auto *DR = dyn_cast<DeclRefExpr>(E->IgnoreParenImpCasts());
   const auto *VD = DR ? dyn_cast<VarDecl>(DR->getDecl()) : nullptr;
-  if (!VD || !eigenShape(VD->getType()) || LoopDepth)
-    return nullptr;
+  return VD && eigenShape(VD->getType()) && sizedHere(VD) ? VD : nullptr;
+}
+
+bool FunctionLowering::sizedHere(const VarDecl *VD) const {
   auto It = UnsizedLocals.find(VD);
-  return It != UnsizedLocals.end() && It->second == Scopes.size() ? VD
-                                                                  : nullptr;
+  return It != UnsizedLocals.end() && It->second == Scopes.size() &&
+         UnsizedInLoops.lookup(VD) == LoopDepth;
+}
+
+ir::Block *FunctionLowering::sizingBlock(ExprP Storage,
+                                         llvm::ArrayRef<ExprP> Extents,
+                                         ir::Block &Pre, SourceLocation Loc) {
+  const auto *VD = Storage->K == ir::ExprKind::VarRef
+                       ? dyn_cast_or_null<VarDecl>(Storage->V->Origin)
+                       : nullptr;
+  if (!LoopDepth || !VD || !UnsizedInLoops.count(VD))
+    return &Pre;
+  if (LoopEntry && llvm::all_of(Extents, [&](const ExprP &X) {
+        return knownBeforeLoops(*X);
+      }))
+    return LoopEntry;
+  Diags.report(Loc, Diag::NotSupported)
+      << ("sizing the local '" + VD->getNameAsString() +
+          "', declared inside a loop, by what the loop computes")
+      << "declare it before the loop, or size it by what is known before "
+         "the loop (the size of a parameter, or an integer declared before "
+         "the loop that nothing changes)";
+  return nullptr;
 }
 
 bool FunctionLowering::lowerEigenCommaInit(const CallExpr *E, ir::Block &Pre,

@@ -41,6 +41,7 @@ std::unique_ptr<EigenTerm> cloneEigenTerm(const EigenTerm &T) {
   C->Value = T.Value;
   C->RowOffset = T.RowOffset;
   C->ColOffset = T.ColOffset;
+  C->Part = T.Part;
   C->Fn = T.Fn;
   C->Reads = T.Reads;
   C->Mixes = T.Mixes;

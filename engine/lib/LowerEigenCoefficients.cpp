@@ -131,6 +131,36 @@ ExprP FunctionLowering::eigenCoefficient(const EigenTerm &T, ExprP I, ExprP J,
   }
   case EigenTerm::Kind::Diagonal:
     return eigenCoefficient(*T.A, I, I, Body);
+  case EigenTerm::Kind::Triangular: {
+    // Kept: i >= j below the diagonal (Lower), i <= j above it; strictly
+    // so when the diagonal is 1 (UnitDiag) or 0 (ZeroDiag).
+    bool Lower = T.Part & 1;
+    bool Unit = T.Part & 4, Strict = T.Part & (4 | 8);
+    if (I == J)
+      return Strict ? ir::floatConst(S, Unit ? 1 : 0)
+                    : eigenCoefficient(*T.A, I, J, Body);
+    ExprP A = eigenCoefficient(*T.A, I, J, Body);
+    if (!A)
+      return nullptr;
+    BinaryOperatorKind Keep =
+        Lower ? (Strict ? BO_GT : BO_GE) : (Strict ? BO_LT : BO_LE);
+    ExprP R = ir::cond(ir::binary(Keep, I, J, Ctx.BoolTy), A,
+                       ir::floatConst(S, 0), S);
+    if (Unit)
+      R = ir::cond(ir::binary(BO_EQ, I, J, Ctx.BoolTy), ir::floatConst(S, 1),
+                   R, S);
+    return R;
+  }
+  case EigenTerm::Kind::SelfAdjoint: {
+    if (I == J)
+      return eigenCoefficient(*T.A, I, J, Body);
+    ExprP Here = eigenCoefficient(*T.A, I, J, Body);
+    ExprP Mirror = Here ? eigenCoefficient(*T.A, J, I, Body) : nullptr;
+    if (!Mirror)
+      return nullptr;
+    BinaryOperatorKind Stored = T.Part & 1 ? BO_GE : BO_LE;
+    return ir::cond(ir::binary(Stored, I, J, Ctx.BoolTy), Here, Mirror, S);
+  }
   case EigenTerm::Kind::Cast: {
     ExprP A = eigenCoefficient(*T.A, I, J, Body);
     return A ? ir::cast(S, A) : nullptr;
@@ -204,9 +234,50 @@ ExprP FunctionLowering::eigenCoefficient(const EigenTerm &T, ExprP I, ExprP J,
     Body.push_back(ir::assign(ir::ref(Acc), ir::floatConst(S, 0), BO_Assign,
                               Loc));
     bool OK = true;
-    appendIndexLoop(0, T.A->Cols, Loc, Body, [&](ExprP K, ir::Block &In) {
-      ExprP A = eigenCoefficient(*T.A, I, K, In);
-      ExprP B = A ? eigenCoefficient(*T.B, K, J, In) : nullptr;
+    // A triangular factor (not unit): k only where it is not zero, its
+    // coefficients read without the test.
+    const EigenTerm *LeftOf = nullptr, *RightOf = nullptr;
+    ExprP Begin = ir::intConst(IndexTy, 0), End = T.A->Cols;
+    auto Triangle = [](const EigenTerm &X) -> const EigenTerm * {
+      const EigenTerm *Y = &X;
+      while (Y->K == EigenTerm::Kind::Same)
+        Y = Y->A.get();
+      return Y->K == EigenTerm::Kind::Triangular && !(Y->Part & 4) ? Y
+                                                                  : nullptr;
+    };
+    if (const EigenTerm *Tri = Triangle(*T.A)) {
+      // A(i, k): k <= i below the diagonal, k >= i above it.
+      LeftOf = Tri->A.get();
+      bool Strict = Tri->Part & 8;
+      if (Tri->Part & 1) {
+        ExprP Last = ir::add(ir::cast(IndexTy, I),
+                             ir::intConst(IndexTy, Strict ? 0 : 1), IndexTy);
+        ExprP N = ir::cast(IndexTy, End);
+        End = ir::cond(ir::binary(BO_LT, Last, N, Ctx.BoolTy), Last, N,
+                       IndexTy);
+      } else {
+        Begin = ir::add(ir::cast(IndexTy, I),
+                        ir::intConst(IndexTy, Strict ? 1 : 0), IndexTy);
+      }
+    } else if (const EigenTerm *Tri = Triangle(*T.B)) {
+      // B(k, j): k >= j below the diagonal, k <= j above it.
+      RightOf = Tri->A.get();
+      bool Strict = Tri->Part & 8;
+      if (Tri->Part & 1) {
+        Begin = ir::add(ir::cast(IndexTy, J),
+                        ir::intConst(IndexTy, Strict ? 1 : 0), IndexTy);
+      } else {
+        ExprP Last = ir::add(ir::cast(IndexTy, J),
+                             ir::intConst(IndexTy, Strict ? 0 : 1), IndexTy);
+        ExprP N = ir::cast(IndexTy, End);
+        End = ir::cond(ir::binary(BO_LT, Last, N, Ctx.BoolTy), Last, N,
+                       IndexTy);
+      }
+    }
+    appendIndexLoop(Begin, End, Loc, Body, [&](ExprP K, ir::Block &In) {
+      ExprP A = eigenCoefficient(LeftOf ? *LeftOf : *T.A, I, K, In);
+      ExprP B = A ? eigenCoefficient(RightOf ? *RightOf : *T.B, K, J, In)
+                  : nullptr;
       if (!B) {
         OK = false;
         return;

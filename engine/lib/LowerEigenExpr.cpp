@@ -61,7 +61,8 @@ bool FunctionLowering::sameExtent(ExprP X, ExprP Y, int What, ir::Block &Pre,
       "a sum or difference of objects with different numbers of columns",
       "a linear solve with a matrix that is not square",
       ("a linear solve whose right-hand side has a different number of "
-       "rows than its matrix")};
+       "rows than its matrix"),
+      "a dot product of vectors of different sizes"};
   if (X->K == ir::ExprKind::Const && Y->K == ir::ExprKind::Const) {
     if (X->IVal == Y->IVal)
       return true;
@@ -355,6 +356,35 @@ FunctionLowering::lowerEigenTermOf(const clang::Expr *E, ir::Block &Pre) {
       Term->Cols = Term->A->Cols;
       Term->Reads = Term->A->Reads;
       Term->Mixes = Term->A->Mixes;
+      return Term;
+    }
+    // m.triangularView<Lower>() (Upper, UnitLower, StrictlyUpper, ...):
+    // zeros (or ones) on one side; m.selfadjointView<Lower>(): one side
+    // mirrored. A solve with either is not lowered.
+    if (N == 0 && (Name == "triangularView" || Name == "selfadjointView")) {
+      bool Self = Name == "selfadjointView";
+      const TemplateArgumentList *Args = M->getTemplateSpecializationArgs();
+      unsigned Part = Args && Args->size() == 1 &&
+                              Args->get(0).getKind() ==
+                                  TemplateArgument::Integral
+                          ? Args->get(0).getAsIntegral().getZExtValue()
+                          : 0;
+      bool OneSide = (Part & 3) == 1 || (Part & 3) == 2;
+      if (!OneSide || (Self && Part > 2) || (Part & ~15u) ||
+          (Part & 12) == 12)
+        return Unsupported("'" + Name.str() + "' with this mode");
+      Term->K = Self ? EigenTerm::Kind::SelfAdjoint
+                     : EigenTerm::Kind::Triangular;
+      Term->Part = Part;
+      Term->A = lowerEigenTerm(Object, Pre);
+      if (!Term->A)
+        return nullptr;
+      Term->Scalar = Term->A->Scalar;
+      Term->Rows = Term->A->Rows;
+      Term->Cols = Term->A->Cols;
+      Term->Reads = Term->A->Reads;
+      Term->Mixes = Term->A->Mixes || Self;
+      Term->Plain = Term->A->Plain;
       return Term;
     }
     // m.diagonal() (a column of min(rows, cols) coefficients) and
@@ -671,8 +701,12 @@ FunctionLowering::lowerEigenNullary(const CallExpr *CE, ir::Block &Pre) {
     ExprP X = lowerExpr(CE->getArg(I), Pre);
     if (!X)
       return nullptr;
+    // A size known before the loops stays an expression, so that a local
+    // it sizes in a loop can be sized there once (LowerContainerInit.cpp).
     Args.push_back(X->K == ir::ExprKind::Const && X->Ty->isIntegerType()
                        ? ir::intConst(IndexTy, X->IVal.getExtValue())
+                   : LoopDepth && knownBeforeLoops(*X)
+                       ? ir::cast(IndexTy, X)
                        : materialize(ir::cast(IndexTy, X), Pre, "_n", Loc));
   }
   auto Term = std::make_unique<EigenTerm>();

@@ -31,6 +31,7 @@
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/DeclCXX.h"
+#include "clang/Analysis/Analyses/ExprMutationAnalyzer.h"
 
 using namespace clang;
 
@@ -39,24 +40,6 @@ using ir::ExprP;
 using ir::Var;
 
 namespace {
-/// E is known before the outermost loop: constants and the extents of
-/// variables (no container changes size inside a loop).
-bool knownBeforeLoops(const ir::Expr &E) {
-  switch (E.K) {
-  case ir::ExprKind::Const:
-    return true;
-  case ir::ExprKind::Size:
-    return E.Ops[0]->K == ir::ExprKind::VarRef;
-  case ir::ExprKind::Cast:
-  case ir::ExprKind::Binary:
-    return llvm::all_of(E.Ops, [](const ExprP &X) {
-      return knownBeforeLoops(*X);
-    });
-  default:
-    return false;
-  }
-}
-
 const EigenTerm *unwrapSame(const EigenTerm *T) {
   while (T->K == EigenTerm::Kind::Same)
     T = T->A.get();
@@ -97,6 +80,33 @@ void liftScalars(EigenTerm &T) {
   }
 }
 } // namespace
+
+bool FunctionLowering::knownBeforeLoops(const ir::Expr &E) {
+  switch (E.K) {
+  case ir::ExprKind::Const:
+    return true;
+  case ir::ExprKind::Size:
+    return E.Ops[0]->K == ir::ExprKind::VarRef;
+  case ir::ExprKind::VarRef: {
+    // An integer declared before the loops (`const int d = A.rows();`, a
+    // parameter) that nothing in its function writes.
+    const auto *VD = dyn_cast_or_null<VarDecl>(E.V->Origin);
+    if (!VD || !VD->getType()->isIntegerType() ||
+        !(E.V->K == Var::Kind::Param || DeclaredOutsideLoops.count(E.V)))
+      return false;
+    const auto *Fn = dyn_cast_or_null<FunctionDecl>(VD->getDeclContext());
+    const Stmt *Body = Fn ? Fn->getBody() : nullptr;
+    return Body && !ExprMutationAnalyzer(*Body, Ctx).isMutated(VD);
+  }
+  case ir::ExprKind::Cast:
+  case ir::ExprKind::Binary:
+    return llvm::all_of(E.Ops, [&](const ExprP &X) {
+      return knownBeforeLoops(*X);
+    });
+  default:
+    return false;
+  }
+}
 
 bool FunctionLowering::productsByRules() {
   return RuleProducts && Runtime && !runtimeLookup(Ctx, "eigen_product").empty();
@@ -232,6 +242,18 @@ ExprP FunctionLowering::productTemporary(QualType T, ExprP Rows, ExprP Cols,
 
 bool FunctionLowering::productOperands(EigenTerm &P, ir::Block &Pre,
                                        bool &Failed) {
+  // A triangular or self-adjoint view times a vector stays a coefficient
+  // loop: it reads the view where it is, at the cost of the product,
+  // where a new local would copy the whole matrix at each use.
+  auto IsView = [](const EigenTerm &X) {
+    const EigenTerm *Y = unwrapSame(&X);
+    if (Y->K == EigenTerm::Kind::Transpose)
+      Y = unwrapSame(Y->A.get());
+    return Y->K == EigenTerm::Kind::Triangular ||
+           Y->K == EigenTerm::Kind::SelfAdjoint;
+  };
+  if ((IsView(*P.A) || IsView(*P.B)) && (P.Rows->isOne() || P.Cols->isOne()))
+    return false;
   for (std::unique_ptr<EigenTerm> *Side : {&P.A, &P.B}) {
     ProductOperand Unused;
     if (productOperand(**Side, Unused))

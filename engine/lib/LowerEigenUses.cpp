@@ -101,9 +101,20 @@ ExprP FunctionLowering::reduceEigen(StringRef Name, const EigenTerm &T,
       R = materialize(ir::call(Sqrt, {R}, S, Loc), Pre, "_norm", Loc);
     }
   } else if (Name == "dot" && Other) {
+    // Vectors of the same size, whichever their orientation: a row's k-th
+    // coefficient is (0, k), a column's (k, 0).
+    auto Size = [&](const EigenTerm &X) {
+      return X.Rows->isOne()   ? X.Cols
+             : X.Cols->isOne() ? X.Rows
+                               : ir::mul(X.Rows, X.Cols, IndexTy);
+    };
+    if (!sameExtent(Size(T), Size(*Other), 5, Pre, Loc))
+      return nullptr;
+    bool Across = T.Rows->isOne() != Other->Rows->isOne();
     R = ir::ref(Sum("dot",
                     [&](ExprP C, ExprP I, ExprP J, ir::Block &B) -> ExprP {
-                      ExprP O = eigenCoefficient(*Other, I, J, B);
+                      ExprP O = Across ? eigenCoefficient(*Other, J, I, B)
+                                       : eigenCoefficient(*Other, I, J, B);
                       return O ? ir::mul(C, O, S) : nullptr;
                     }),
                 Loc);
@@ -533,7 +544,10 @@ EigenTerm *FunctionLowering::columnwiseProduct(EigenTerm &R,
     }
     bool Coefficientwise =
         T.K != EigenTerm::Kind::Transpose && T.K != EigenTerm::Kind::Block &&
-        T.K != EigenTerm::Kind::Product && T.K != EigenTerm::Kind::Cross;
+        T.K != EigenTerm::Kind::Product && T.K != EigenTerm::Kind::Cross &&
+        T.K != EigenTerm::Kind::Diagonal &&
+        T.K != EigenTerm::Kind::AsDiagonal &&
+        T.K != EigenTerm::Kind::SelfAdjoint;
     if (T.A)
       Walk(*T.A, OnPath && Coefficientwise);
     if (T.B)

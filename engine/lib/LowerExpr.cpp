@@ -590,6 +590,12 @@ ExprP FunctionLowering::lowerCast(const CastExpr *E, Block &Pre) {
       return boolConst(Ctx, true);
     return binary(BO_NE, Sub, intConst(Sub->Ty, 0), E->getType());
   }
+  case CK_UserDefinedConversion:
+    // The call of the conversion function is the value (`s += x.transpose()
+    // * A * x;`, a 1x1 Eigen product read as a number).
+    if (isa<CXXMemberCallExpr>(E->getSubExpr()->IgnoreParens()))
+      return lowerExpr(E->getSubExpr(), Pre);
+    [[fallthrough]];
   default:
     Diags.report(E->getExprLoc(), Diag::UnsupportedCast)
         << E->getSubExpr()->getType() << E->getType();

@@ -44,10 +44,12 @@ std::unique_ptr<Function> FunctionLowering::lower(FunctionDecl *FD) {
   Walkers.clear();
   Iterators.clear();
   UnsizedLocals.clear();
+  UnsizedInLoops.clear();
   GrowCounts.clear();
   DeclaredSizes.clear();
   LoopDepth = 0;
   LoopEntry = nullptr;
+  DeclaredOutsideLoops.clear();
   EigenLocals.clear();
   Self = nullptr;
   Result = nullptr;
@@ -601,6 +603,8 @@ bool FunctionLowering::lowerDecl(const DeclStmt *S, Block &Out) {
                         const_cast<VarDecl *>(VD));
     Vars[VD] = V;
     F->Locals.push_back(V);
+    if (!LoopDepth && T->isIntegerType())
+      DeclaredOutsideLoops.insert(V);
     if (const Expr *Init = VD->getInit()) {
       size_t First = Out.size();
       if (!lowerVarInit(V, Init, Out)) {

@@ -505,6 +505,19 @@ class Generator:
                   '(%s * %s.transpose()).diagonal().sum()' % (n, m),
                   'static_cast<%s>(%s.cast<long double>().squaredNorm())'
                   % (CTYPE[a.t], n)]
+        # Triangular and self-adjoint views of outer products, on either
+        # side of a product; a row dotted with a column.
+        forms += ['((%s * %s.transpose()).triangularView<Eigen::Lower>() * %s)'
+                  '.sum() / %d' % (n, m, n, L),
+                  '(%s.transpose() * (%s * %s.transpose())'
+                  '.triangularView<Eigen::StrictlyUpper>()).dot(%s) / %d'
+                  % (m, n, m, n, L * L),
+                  '((%s * %s.transpose()).triangularView<Eigen::UnitUpper>() * %s)'
+                  '.mean()' % (n, m, m),
+                  'static_cast<%s>(%s.transpose() * (%s * %s.transpose())'
+                  '.selfadjointView<Eigen::Lower>() * %s) / %d'
+                  % (CTYPE[a.t], n, m, n, m, L * L),
+                  '%s.transpose().dot(%s)' % (n, m)]
         return self.erng.choice(forms), a.t
 
     def eigen_auto(self, sc, pad):
@@ -1926,7 +1939,20 @@ class Generator:
             # from its own stream, so programs without containers stay.
             vec = self.on('containers') and indent <= 1 and not sc.loops and \
                 self.crng.random() < 0.4
-            if vec:
+            # An Eigen vector declared inside a loop: sized once, before
+            # the outermost loop (own stream).
+            in_loop_eigen = not vec and sc.loops and self.on('eigen') and \
+                self.erng.random() < 0.3
+            if in_loop_eigen:
+                decl = '%s%s %s[%d]' % (pad, self.ctype(t), name, L)
+                vdecl = '%s%s %s' % (pad, vec_type(self.ctype(t), True), name)
+                if lines[0].startswith(decl + ' = {'):
+                    lines[0] = lines[0].replace(decl + ' = {', vdecl + '{{', 1)
+                    lines[0] = lines[0][:-2] + '}};'
+                else:
+                    lines[0] = lines[0].replace(decl + ';', '%s(%d);' % (vdecl, L), 1)
+                vec = True
+            elif vec:
                 decl = '%s%s %s[%d]' % (pad, self.ctype(t), name, L)
                 vdecl = '%sstd::vector<%s> %s' % (pad, self.ctype(t), name)
                 # A sized one may be an Eigen vector (own stream).

@@ -150,6 +150,21 @@ private:
   double damping(double l) const { return 0.1 * k_ * l * l * l * l; }
 };
 
+// A conversion operator, called where the object is read as a number.
+struct Length {
+  double v;
+  explicit Length(double x) : v(x) {}
+  operator double() const { return 2 * v; }
+};
+
+[[fluxion::grad]] [[fluxion::jvp]] double converted(const double *x) {
+  Length a(x[0]), b(x[1] * x[1]);
+  double s = x[2];
+  s += a;
+  double t = b;
+  return s * t + std::sin(a) + static_cast<double>(b) / a;
+}
+
 } // namespace methods
 
 using methods::Vec3;
@@ -325,4 +340,19 @@ TEST(Methods, AnnotatedMemberFunctions) {
                   1e-15L, 0);
   NT_EXPECT_CLOSE(da, std::sin(0.4), 1e-15L, 0);
   NT_EXPECT_CLOSE(db, 1.5 * std::cos(0.4), 1e-15L, 0);
+}
+
+TEST(Methods, ConversionOperators) {
+  std::vector<double> x = {0.6, -1.3, 0.4};
+  auto f = [](const double *v) { return methods::converted(v); };
+  auto g = [](const double *v, double *d) {
+    return methods::converted_grad(v, d);
+  };
+  std::vector<ld> grad = nt::check_gradient<double>(f, g, x);
+  std::vector<double> t = {0.3, -0.2, 0.7};
+  ld dot = 0;
+  for (int i = 0; i < 3; ++i)
+    dot += static_cast<ld>(t[i]) * grad[i];
+  NT_EXPECT_CLOSE(methods::converted_jvp(x.data(), t.data()), dot, 1e-12L,
+                  1e-13L);
 }

@@ -154,9 +154,10 @@ inline void eigen_same_extent(long a, long b, int what) {
                                       "the rows and columns of a matrix "
                                       "solved with",
                                       "the rows of a solve's matrix and "
-                                      "right-hand side"};
+                                      "right-hand side",
+                                      "the sizes of a dot product's vectors"};
   std::fprintf(stderr, "fluxion: %s differ (%ld and %ld) in an Eigen "
-               "expression\n", Names[what < 0 || what > 4 ? 0 : what], a, b);
+               "expression\n", Names[what < 0 || what > 5 ? 0 : what], a, b);
   std::abort();
 }
 

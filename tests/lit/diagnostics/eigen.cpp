@@ -7,7 +7,7 @@
 // locals are located errors naming the operation in the user's words
 // (nothing from inside Eigen's headers).
 // REQUIRES: eigen
-// RUN: not %clangxx %fluxion %eigen -fsyntax-only %s 2>&1 | %FileCheck %s --implicit-check-not=error:
+// RUN: not %clangxx %fluxion %eigen -fsyntax-only -ferror-limit=0 %s 2>&1 | %FileCheck %s --implicit-check-not=error:
 #include <Eigen/Dense>
 #include <fluxion/fluxion.hpp>
 
@@ -56,7 +56,7 @@ using namespace Eigen;
 
 [[fluxion::grad]] double resized(const VectorXd &x) {
   VectorXd y = x;
-  // CHECK: eigen.cpp:[[@LINE+1]]:5: error: fluxion: 'resize' giving 'y' (a 'VectorXd') a size after it has one is not supported in a differentiated function; size a local once, where it is declared ('VectorXd y(n);') or by the first resize, fill or assignment after an empty declaration in the same block, outside loops; use another local for another size
+  // CHECK: eigen.cpp:[[@LINE+1]]:5: error: fluxion: 'resize' giving 'y' (a 'VectorXd') a size after it has one is not supported in a differentiated function; size a local once, where it is declared ('VectorXd y(n);') or by the first resize, fill or assignment after an empty declaration in the same block; use another local for another size
   y.resize(4);
   return y(0);
 }
@@ -69,15 +69,42 @@ using namespace Eigen;
   return y.sum();
 }
 
+// A dynamic-size local declared in a loop is sized once, before the loop:
+// its size must be known there.
 [[fluxion::grad]] double dynamic_local(const VectorXd &x) {
   double s = 0;
   for (int k = 0; k < 2; ++k) {
-    // CHECK: eigen.cpp:[[@LINE+1]]:14: error: fluxion: a local 'MatrixXd' ('M') declared inside a loop is not supported in a differentiated function; declare it before the loop and assign its elements in the loop
-    MatrixXd M(3, 3);
+    // CHECK: eigen.cpp:[[@LINE+1]]:14: error: fluxion: a local 'MatrixXd' ('M') declared inside a loop with a size computed in the loop is not supported in a differentiated function; declare it before the loop, or size it by what is known before the loop (the size of a parameter, or an integer declared before the loop that nothing changes)
+    MatrixXd M(k + 1, 3);
     M(0, 0) = x(k);
     s += M(0, 0);
+    VectorXd h;
+    // CHECK: eigen.cpp:[[@LINE+1]]:7: error: fluxion: sizing the local 'h', declared inside a loop, by what the loop computes is not supported in a differentiated function; declare it before the loop, or size it by what is known before the loop (the size of a parameter, or an integer declared before the loop that nothing changes)
+    h = x.head(k + 1);
+    s += h.sum();
+    int n = 2;
+    n += k;
+    // CHECK: eigen.cpp:[[@LINE+1]]:14: error: fluxion: a local 'VectorXd' ('t') declared inside a loop with a size computed in the loop
+    VectorXd t = VectorXd::Zero(n);
+    s += t.sum();
+  }
+  int m = 3;
+  for (int k = 0; k < 2; ++k) {
+    // CHECK: eigen.cpp:[[@LINE+1]]:14: error: fluxion: a local 'VectorXd' ('u') declared inside a loop with a size computed in the loop
+    VectorXd u = VectorXd::Ones(m);
+    s += u.sum();
+    m = 2;
   }
   return s;
+}
+
+[[fluxion::grad]] double triangular(const MatrixXd &A, const VectorXd &b) {
+  // CHECK: eigen.cpp:[[@LINE+1]]:42: error: fluxion: a linear solve with 'triangularView()' is not supported in a differentiated function; solve with llt(), ldlt(), partialPivLu() or householderQr()
+  VectorXd x = A.triangularView<Lower>().solve(b);
+  MatrixXd C = A;
+  // CHECK: eigen.cpp:[[@LINE+1]]:29: error: fluxion: the Eigen operator '=' on whole objects
+  C.triangularView<Upper>() = A.transpose();
+  return x.sum() + C.sum();
 }
 
 [[fluxion::grad]] double comma_count(double a) {

@@ -80,6 +80,10 @@ struct EigenTerm {
     AsDiagonal, ///< A(i) on the diagonal, 0 elsewhere: v.asDiagonal()
     ScaleRows,  ///< A(i) B(i, j): v.asDiagonal() * B
     ScaleCols,  ///< A(i, j) B(j): A * v.asDiagonal()
+    Triangular, ///< A(i, j) on the Part side of the diagonal, else 0:
+                ///< A.triangularView<Part>()
+    SelfAdjoint, ///< A(i, j) on the Part side, A(j, i) on the other:
+                 ///< A.selfadjointView<Part>()
     Constant, ///< Value everywhere: T::Zero(), Ones(), Constant(c)
     Identity  ///< 1 on the diagonal, 0 elsewhere: T::Identity()
   };
@@ -91,6 +95,9 @@ struct EigenTerm {
   ir::ExprP Value;      ///< Scale, DivideByScalar, Constant, the scalar
                         ///< kinds: the scalar
   ir::ExprP RowOffset, ColOffset; ///< Block
+  /// Triangular, SelfAdjoint: Eigen's mode (Lower 1, Upper 2, UnitDiag 4,
+  /// ZeroDiag 8).
+  unsigned Part = 0;
   clang::FunctionDecl *Fn = nullptr;
   std::unique_ptr<EigenTerm> A, B;
   /// Variables whose coefficients it reads.
@@ -425,8 +432,19 @@ private:
                     const clang::Expr *Rhs, ir::Block &Pre,
                     clang::SourceLocation Loc);
   /// E's variable when it is a dynamic-size Eigen local declared empty and
-  /// not used yet, in the block E is in, outside loops.
+  /// not used yet, in the block E is in, at the loop depth of E.
   const clang::VarDecl *unsizedEigenLocal(const clang::Expr *E) const;
+  /// VD is a local declared empty, not used yet, and this is the block it
+  /// is declared in, at the same loop depth: a resize here sizes it.
+  bool sizedHere(const clang::VarDecl *VD) const;
+  /// Dynamic-size Eigen locals declared empty inside loops, with the loop
+  /// depth there: sized once, before the outermost loop.
+  llvm::DenseMap<const clang::VarDecl *, unsigned> UnsizedInLoops;
+  /// Where the local declared empty that Storage is gets its size, of
+  /// Extents: Pre, or before the outermost loop when it is declared in a
+  /// loop. Null after reporting extents that the loop computes.
+  ir::Block *sizingBlock(ir::ExprP Storage, llvm::ArrayRef<ir::ExprP> Extents,
+                         ir::Block &Pre, clang::SourceLocation Loc);
   /// `v << a, b, c` on an Eigen variable: one assignment per coefficient.
   /// True if E is such a chain, with Out the variable (null after an error).
   bool lowerEigenCommaInit(const clang::CallExpr *E, ir::Block &Pre,
@@ -755,6 +773,13 @@ private:
   /// (the sizing of locals holding products, LowerEigenProduct.cpp); null
   /// outside loops and in loops that have none.
   ir::Block *LoopEntry = nullptr;
+  /// Integer locals declared outside every loop.
+  llvm::SmallPtrSet<const ir::Var *, 8> DeclaredOutsideLoops;
+  /// E has the value before the outermost loop that it has in the loops:
+  /// constants, the extents of variables (no container changes size
+  /// inside a loop), and integers declared outside the loops (or
+  /// parameters) that nothing in their function writes.
+  bool knownBeforeLoops(const ir::Expr &E);
   /// A local std::vector or std::array (LowerContainerInit.cpp): its storage,
   /// sized and filled from its initialiser.
   /// InitAs: the initialiser to lower in place of VD's own (a range-based

@@ -1,9 +1,10 @@
-// The Eigen GMM formulation as an Eigen user first writes it: Q declared in
-// the loop over components, its diagonal set with diagonal(), the
-// triangular product through triangularView, and the log-sum-exps with
-// array expressions. Refused by the plugin today (run.sh records its
-// diagnostics in bench/RESULTS.md); gmm_eigen.cpp writes those parts as
-// loops over coefficients.
+// GMM formulation "eigen_compact": the Eigen formulation as an Eigen user
+// first writes it (gmm_eigen.cpp spells these parts as loops over
+// coefficients): Q declared in the loop over components, its diagonal set
+// with diagonal(), the triangular product through triangularView, and the
+// log-sum-exps with array expressions. Compiled with the Fluxion plugin.
+#include "gmm_eigen_forms.hpp"
+
 #include <fluxion/fluxion.hpp>
 
 #include <Eigen/Dense>
@@ -42,5 +43,12 @@ gmm_eigen_compact(const Eigen::VectorXd &alphas, const Eigen::MatrixXd &means,
   const double amax = alphas.maxCoeff();
   const double lse_alphas =
       amax + std::log((alphas.array() - amax).exp().sum());
-  return slse - n * lse_alphas + prior;
+
+  const int pn = d + m + 1;
+  double lgd = 0.25 * d * (d - 1) * std::log(M_PI);
+  for (int j = 1; j <= d; ++j)
+    lgd += std::lgamma(0.5 * pn + 0.5 * (1 - j));
+  const double cst = pn * d * (std::log(gamma) - 0.5 * std::log(2.0)) - lgd;
+  return -0.5 * n * d * std::log(2 * M_PI) + slse - n * lse_alphas + prior -
+         k * cst;
 }
