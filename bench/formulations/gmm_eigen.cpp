@@ -6,12 +6,11 @@
 // `(Q * (X.col(i) - means.col(c))).squaredNorm()`. Compiled with the Fluxion
 // plugin.
 //
-// Written first more compactly (Q declared in the loop over components,
-// `Q.diagonal() = icf.col(c).head(d).array().exp()`,
-// `Q.triangularView<Eigen::Lower>() * ...`,
-// `(terms.col(i).array() - mx).exp().sum()`), which the plugin refuses today
-// with located errors (see bench/RESULTS.md, section Formulations); this is
-// the same computation with those parts written as loops over coefficients.
+// gmm_eigen_compact.cpp writes the same computation more compactly (Q
+// declared in the loop over components, `Q.diagonal() = ...`,
+// `Q.triangularView<Eigen::Lower>() * ...`, array log-sum-exps); this one
+// spells those parts as loops over coefficients, as it had to when the
+// plugin refused them.
 #include "gmm_forms.hpp"
 
 #include <fluxion/fluxion.hpp>
