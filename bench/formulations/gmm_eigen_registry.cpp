@@ -32,6 +32,63 @@ struct EigenData {
   }
 };
 
+using EigenObjective = double (*)(const Eigen::VectorXd &,
+                                  const Eigen::MatrixXd &,
+                                  const Eigen::MatrixXd &,
+                                  const Eigen::MatrixXd &, double, int);
+using EigenGradient = double (*)(const Eigen::VectorXd &,
+                                 const Eigen::MatrixXd &,
+                                 const Eigen::MatrixXd &,
+                                 const Eigen::MatrixXd &, double, int,
+                                 Eigen::VectorXd *, Eigen::MatrixXd *,
+                                 Eigen::MatrixXd *);
+
+/// A formulation of the objective Objective, Fluxion's gradient Gradient,
+/// timed against the hand-written adjoint of gmm_eigen_manual.cpp (every
+/// Eigen formulation computes the same thing on the same data).
+Formulation eigen_formulation(std::shared_ptr<EigenData> d, int k, int dim,
+                              int tri, const char *name, const char *summary,
+                              const char *source, EigenObjective objective,
+                              EigenGradient gradient) {
+  Formulation F;
+  F.name = name;
+  F.summary = summary;
+  F.fluxionSource = source;
+  F.manualSource = "bench/formulations/gmm_eigen_manual.cpp";
+  F.methods.push_back({"manual", [d](double *out, std::size_t *bytes) {
+                         d->zero();
+                         std::size_t stored = 0;
+                         double v = gmm_eigen_manual(
+                             d->alphas, d->means, d->icf, d->X, d->gamma, d->m,
+                             &d->da, &d->dm, &d->dq, &stored);
+                         d->flatten(out);
+                         if (bytes)
+                           *bytes = stored;
+                         return v;
+                       }});
+  F.methods.push_back(
+      {"fluxion", [d, gradient](double *out, std::size_t *bytes) {
+         d->zero();
+         if (bytes)
+           fluxion::reset_memory_peaks();
+         double v = gradient(d->alphas, d->means, d->icf, d->X, d->gamma, d->m,
+                             &d->da, &d->dm, &d->dq);
+         if (bytes)
+           *bytes = fluxion::memory_stats().totalPeak();
+         d->flatten(out);
+         return v;
+       }});
+  F.primal = [d, k, dim, tri, objective](const std::vector<double> &p) {
+    Eigen::VectorXd a = Eigen::Map<const Eigen::VectorXd>(p.data(), k);
+    Eigen::MatrixXd mu =
+        Eigen::Map<const Eigen::MatrixXd>(p.data() + k, dim, k);
+    Eigen::MatrixXd q =
+        Eigen::Map<const Eigen::MatrixXd>(p.data() + k + k * dim, tri, k);
+    return objective(a, mu, q, d->X, d->gamma, d->m);
+  };
+  return F;
+}
+
 } // namespace
 
 void add_eigen_form(Instance &inst, const adbench::GmmInput &in) {
@@ -46,77 +103,17 @@ void add_eigen_form(Instance &inst, const adbench::GmmInput &in) {
   d->da = Eigen::VectorXd::Zero(in.k);
   d->dm = Eigen::MatrixXd::Zero(in.d, in.k);
   d->dq = Eigen::MatrixXd::Zero(tri, in.k);
-
-  Formulation F;
-  F.name = "eigen";
-  F.summary = "Eigen matrices: dense Q per component, "
-              "(Q * (X.col(i) - means.col(c))).squaredNorm()";
-  F.fluxionSource = "bench/formulations/gmm_eigen.cpp";
-  F.manualSource = "bench/formulations/gmm_eigen_manual.cpp";
-  F.methods.push_back({"manual", [d](double *out, std::size_t *bytes) {
-                         d->zero();
-                         std::size_t stored = 0;
-                         double v = gmm_eigen_manual(
-                             d->alphas, d->means, d->icf, d->X, d->gamma, d->m,
-                             &d->da, &d->dm, &d->dq, &stored);
-                         d->flatten(out);
-                         if (bytes)
-                           *bytes = stored;
-                         return v;
-                       }});
-  F.methods.push_back({"fluxion", [d](double *out, std::size_t *bytes) {
-                         d->zero();
-                         if (bytes)
-                           fluxion::reset_memory_peaks();
-                         double v = gmm_eigen_grad(d->alphas, d->means, d->icf,
-                                                   d->X, d->gamma, d->m, &d->da,
-                                                   &d->dm, &d->dq);
-                         if (bytes)
-                           *bytes = fluxion::memory_stats().totalPeak();
-                         d->flatten(out);
-                         return v;
-                       }});
-  const int k = in.k, dim = in.d;
-  F.primal = [d, k, dim, tri](const std::vector<double> &p) {
-    Eigen::VectorXd a = Eigen::Map<const Eigen::VectorXd>(p.data(), k);
-    Eigen::MatrixXd mu =
-        Eigen::Map<const Eigen::MatrixXd>(p.data() + k, dim, k);
-    Eigen::MatrixXd q =
-        Eigen::Map<const Eigen::MatrixXd>(p.data() + k + k * dim, tri, k);
-    return gmm_eigen(a, mu, q, d->X, d->gamma, d->m);
-  };
-  // The same objective written compactly; the hand-written adjoint is the
-  // one above (the same computation, the same data).
-  Formulation C;
-  C.name = "eigen_compact";
-  C.summary = "Eigen, compactly: Q declared per component, Q.diagonal() = "
-              "...exp(), Q.triangularView<Lower>() * (x - mu), array "
-              "log-sum-exps";
-  C.fluxionSource = "bench/formulations/gmm_eigen_compact.cpp";
-  C.manualSource = F.manualSource;
-  C.methods.push_back(F.methods[0]);
-  C.methods.push_back({"fluxion", [d](double *out, std::size_t *bytes) {
-                         d->zero();
-                         if (bytes)
-                           fluxion::reset_memory_peaks();
-                         double v = gmm_eigen_compact_grad(
-                             d->alphas, d->means, d->icf, d->X, d->gamma,
-                             d->m, &d->da, &d->dm, &d->dq);
-                         if (bytes)
-                           *bytes = fluxion::memory_stats().totalPeak();
-                         d->flatten(out);
-                         return v;
-                       }});
-  C.primal = [d, k, dim, tri](const std::vector<double> &p) {
-    Eigen::VectorXd a = Eigen::Map<const Eigen::VectorXd>(p.data(), k);
-    Eigen::MatrixXd mu =
-        Eigen::Map<const Eigen::MatrixXd>(p.data() + k, dim, k);
-    Eigen::MatrixXd q =
-        Eigen::Map<const Eigen::MatrixXd>(p.data() + k + k * dim, tri, k);
-    return gmm_eigen_compact(a, mu, q, d->X, d->gamma, d->m);
-  };
-  inst.formulations.push_back(std::move(F));
-  inst.formulations.push_back(std::move(C));
+  inst.formulations.push_back(eigen_formulation(
+      d, in.k, in.d, tri, "eigen",
+      "Eigen matrices: dense Q per component, "
+      "(Q * (X.col(i) - means.col(c))).squaredNorm()",
+      "bench/formulations/gmm_eigen.cpp", gmm_eigen, gmm_eigen_grad));
+  inst.formulations.push_back(eigen_formulation(
+      d, in.k, in.d, tri, "eigen_compact",
+      "Eigen, compactly: Q declared per component, Q.diagonal() = ...exp(), "
+      "Q.triangularView<Lower>() * (x - mu), array log-sum-exps",
+      "bench/formulations/gmm_eigen_compact.cpp", gmm_eigen_compact,
+      gmm_eigen_compact_grad));
 }
 
 } // namespace formulations

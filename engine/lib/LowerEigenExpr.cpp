@@ -53,6 +53,19 @@ namespace fluxion {
 using ir::ExprP;
 using ir::Var;
 
+namespace {
+/// T of the shape of its operand A, reading what A reads: a coefficient-wise
+/// term (its scalar A's unless set).
+void shapeAsOperand(EigenTerm &T) {
+  if (T.Scalar.isNull())
+    T.Scalar = T.A->Scalar;
+  T.Rows = T.A->Rows;
+  T.Cols = T.A->Cols;
+  T.Reads = T.A->Reads;
+  T.Mixes = T.A->Mixes;
+}
+} // namespace
+
 bool FunctionLowering::sameExtent(ExprP X, ExprP Y, int What, ir::Block &Pre,
                                   SourceLocation Loc) {
   static const char *const Names[] = {
@@ -245,10 +258,7 @@ FunctionLowering::lowerEigenTermOf(const clang::Expr *E, ir::Block &Pre) {
     // Evaluated once, before the loops that read it.
     Term->Value = materialize(convertResult(V, Term->Scalar, Pre), Pre,
                               "_scale", Loc);
-    Term->Rows = Term->A->Rows;
-    Term->Cols = Term->A->Cols;
-    Term->Reads = Term->A->Reads;
-    Term->Mixes = Term->A->Mixes;
+    shapeAsOperand(*Term);
     return std::move(Term);
   };
 
@@ -259,11 +269,7 @@ FunctionLowering::lowerEigenTermOf(const clang::Expr *E, ir::Block &Pre) {
       Term->A = lowerEigenTerm(Op->getArg(0), Pre);
       if (!Term->A)
         return nullptr;
-      Term->Scalar = Term->A->Scalar;
-      Term->Rows = Term->A->Rows;
-      Term->Cols = Term->A->Cols;
-      Term->Reads = Term->A->Reads;
-      Term->Mixes = Term->A->Mixes;
+      shapeAsOperand(*Term);
       return Term;
     }
     if (Op->getNumArgs() == 2) {
@@ -352,10 +358,7 @@ FunctionLowering::lowerEigenTermOf(const clang::Expr *E, ir::Block &Pre) {
       if (!Term->A)
         return nullptr;
       Term->Scalar = To->Scalar.getUnqualifiedType();
-      Term->Rows = Term->A->Rows;
-      Term->Cols = Term->A->Cols;
-      Term->Reads = Term->A->Reads;
-      Term->Mixes = Term->A->Mixes;
+      shapeAsOperand(*Term);
       return Term;
     }
     // m.triangularView<Lower>() (Upper, UnitLower, StrictlyUpper, ...):
@@ -379,11 +382,8 @@ FunctionLowering::lowerEigenTermOf(const clang::Expr *E, ir::Block &Pre) {
       Term->A = lowerEigenTerm(Object, Pre);
       if (!Term->A)
         return nullptr;
-      Term->Scalar = Term->A->Scalar;
-      Term->Rows = Term->A->Rows;
-      Term->Cols = Term->A->Cols;
-      Term->Reads = Term->A->Reads;
-      Term->Mixes = Term->A->Mixes || Self;
+      shapeAsOperand(*Term);
+      Term->Mixes |= Self;
       Term->Plain = Term->A->Plain;
       return Term;
     }
@@ -543,10 +543,7 @@ FunctionLowering::lowerEigenTermOf(const clang::Expr *E, ir::Block &Pre) {
         return nullptr;
       Term->Scalar = Term->A->Scalar;
       Term->Value = ir::floatConst(Term->Scalar, 1);
-      Term->Rows = Term->A->Rows;
-      Term->Cols = Term->A->Cols;
-      Term->Reads = Term->A->Reads;
-      Term->Mixes = Term->A->Mixes;
+      shapeAsOperand(*Term);
       return Term;
     }
     static const char *const Functions[] = {
@@ -574,10 +571,7 @@ FunctionLowering::lowerEigenTermOf(const clang::Expr *E, ir::Block &Pre) {
                               " declared for its scalar type")
                                  .str());
       }
-      Term->Rows = Term->A->Rows;
-      Term->Cols = Term->A->Cols;
-      Term->Reads = Term->A->Reads;
-      Term->Mixes = Term->A->Mixes;
+      shapeAsOperand(*Term);
       return Term;
     }
     return Unsupported(("the operation '" + Name + "'").str());

@@ -39,6 +39,28 @@ static StringRef solveFunction(StringRef Name) {
       .Default("");
 }
 
+/// The runtime function solving with M.triangularView<Mode>(); empty for
+/// a strictly triangular view.
+static StringRef triangularSolveFunction(const CXXMemberCallExpr *View) {
+  const TemplateArgumentList *Args =
+      View->getMethodDecl()->getTemplateSpecializationArgs();
+  if (!Args || Args->size() != 1 ||
+      Args->get(0).getKind() != TemplateArgument::Integral)
+    return "";
+  switch (Args->get(0).getAsIntegral().getZExtValue()) {
+  case 1: // Lower
+    return "lower_solve";
+  case 2: // Upper
+    return "upper_solve";
+  case 5: // UnitLower
+    return "unit_lower_solve";
+  case 6: // UnitUpper
+    return "unit_upper_solve";
+  default:
+    return "";
+  }
+}
+
 bool FunctionLowering::isEigenRuleTerm(const clang::Expr *E) {
   const auto *MC = dyn_cast<CXXMemberCallExpr>(bare(E));
   const CXXMethodDecl *M = MC ? MC->getMethodDecl() : nullptr;
@@ -180,11 +202,16 @@ FunctionLowering::lowerEigenRuleTerm(const clang::Expr *E, ir::Block &Pre) {
   if (!Inverse) {
     const auto *Dec = cast<CXXMemberCallExpr>(bare(Matrix));
     StringRef DecName = Dec->getMethodDecl()->getName();
-    Fn = solveFunction(DecName);
+    Fn = DecName == "triangularView" ? triangularSolveFunction(Dec)
+                                     : solveFunction(DecName);
     if (Fn.empty() || Dec->getNumArgs() != 0) {
       Diags.report(Loc, Diag::NotSupported)
-          << ("a linear solve with '" + DecName + "()'").str()
-          << "solve with llt(), ldlt(), partialPivLu() or householderQr()";
+          << ("a linear solve with '" + DecName.str() + "()'" +
+              (DecName == "triangularView" ? " of a strictly triangular "
+                                             "(singular) matrix"
+                                           : ""))
+          << "solve with llt(), ldlt(), partialPivLu(), householderQr() or "
+             "a triangularView<Lower>, <Upper>, <UnitLower> or <UnitUpper>";
       return nullptr;
     }
     What = ("a linear solve ('" + DecName + "().solve')").str();

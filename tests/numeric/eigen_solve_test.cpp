@@ -1,5 +1,6 @@
 // Eigen's dense linear solves in differentiated functions:
-// A.llt().solve(b), ldlt(), partialPivLu() (and lu()) and householderQr(),
+// A.llt().solve(b), ldlt(), partialPivLu() (and lu()), householderQr() and
+// triangularView<Mode>().solve(b),
 // on variables and on expressions, with vector and fixed-size matrix
 // right-hand sides, in float and double. Their derivatives are the rules of
 // runtime/include/fluxion/eigen.hpp (a solve with the transpose on the same
@@ -98,6 +99,25 @@ multi_rhs(const Matrix3d &A, const Eigen::Matrix<double, 3, 2> &B) {
   Matrix3d Ai = A.inverse();
   Vector3d w = (A * A).inverse() * v;
   return v.dot(Ai * v) + w.squaredNorm() + Ai(0, 2);
+}
+
+// Solves with triangular views, as with a Cholesky factor L: a
+// Gaussian's quadratic term through L^-1 (x - mu), every mode, vector and
+// fixed-size matrix right-hand sides, a right-hand side that is an
+// expression.
+[[fluxion::grad]] [[fluxion::jvp]] double
+triangular(const MatrixXd &L, const VectorXd &x, const VectorXd &mu) {
+  VectorXd z = L.triangularView<Eigen::Lower>().solve(x - mu);
+  VectorXd u = L.triangularView<Eigen::Upper>().solve(z);
+  VectorXd w = L.triangularView<Eigen::UnitLower>().solve(x);
+  VectorXd v = L.triangularView<Eigen::UnitUpper>().solve(mu);
+  return z.squaredNorm() + u.sum() + w.dot(v);
+}
+
+[[fluxion::grad]] [[fluxion::jvp]] double
+triangular_rhs(const Matrix3d &R, const Eigen::Matrix<double, 3, 2> &B) {
+  Eigen::Matrix<double, 3, 2> X = R.triangularView<Eigen::Upper>().solve(B);
+  return X.squaredNorm() + X(0, 1);
 }
 
 } // namespace solve
@@ -207,6 +227,30 @@ TEST(EigenSolve, SeveralRightHandSides) {
   EXPECT_TRUE(R.ok()) << R;
   auto J = fluxion::check_jvp(solve::multi_rhs, solve::multi_rhs_jvp, A, B);
   EXPECT_TRUE(J.ok()) << J;
+}
+
+TEST(EigenSolve, TriangularViews) {
+  // A well-conditioned triangle (diagonal away from zero) with the other
+  // triangle full too: it must receive no derivative.
+  MatrixXd L = eigen_inputs::matrix(4, 4, 0.3);
+  L.diagonal().array() += 3;
+  VectorXd x = vec(4, 0.2), mu = vec(4, 1.4);
+  auto R = fluxion::check_gradient(solve::triangular, solve::triangular_grad,
+                                   L, x, mu);
+  EXPECT_TRUE(R.ok()) << R;
+  auto J = fluxion::check_jvp(solve::triangular, solve::triangular_jvp, L, x,
+                              mu);
+  EXPECT_TRUE(J.ok()) << J;
+  Matrix3d U;
+  U << 2, 0.3, -0.5, 0.7, 1.8, 0.2, -0.4, 0.6, 2.2;
+  Eigen::Matrix<double, 3, 2> B;
+  B << 1, 2, -1, 0.5, 0.3, -0.7;
+  auto Q = fluxion::check_gradient(solve::triangular_rhs,
+                                   solve::triangular_rhs_grad, U, B);
+  EXPECT_TRUE(Q.ok()) << Q;
+  auto T = fluxion::check_jvp(solve::triangular_rhs, solve::triangular_rhs_jvp,
+                              U, B);
+  EXPECT_TRUE(T.ok()) << T;
 }
 
 TEST(EigenSolve, Float) {

@@ -74,6 +74,40 @@ template <template <class, int> class Dec> struct SelfAdjointSolve {
     *t_x = dec.solve(*t_b - lowerSelfAdjoint(*t_A) * x);
   }
 };
+/// A solve with a triangular view of A (Mode: Lower, Upper, UnitLower or
+/// UnitUpper). The solve reads the coefficients of one triangle (without
+/// the diagonal when it is a unit one): only those receive an adjoint or
+/// carry a tangent.
+template <unsigned Mode> struct TriangularSolve {
+  static constexpr unsigned Read =
+      (Mode & Eigen::UnitDiag)
+          ? ((Mode & Eigen::Lower) ? Eigen::StrictlyLower
+                                   : Eigen::StrictlyUpper)
+          : Mode;
+  template <class M, class B, class X>
+  static void solve(const M &A, const B &b, X &x) {
+    x = A.template triangularView<Mode>().solve(b);
+  }
+  template <class M, class B, class X>
+  static void vjp(const M &A, const B &b, X &x, M *d_A, B *d_b, X *d_x) {
+    const auto T = A.template triangularView<Mode>();
+    x = T.solve(b);
+    Plain<X> g = T.transpose().solve(*d_x);
+    *d_b += g;
+    Plain<M> G = g * x.transpose();
+    d_A->template triangularView<Read>() -= G;
+    d_x->setZero(); // x was written, not read
+  }
+  template <class M, class B, class X>
+  static void jvp(const M &A, const B &b, X &x, const M *t_A, const B *t_b,
+                  X *t_x) {
+    const auto T = A.template triangularView<Mode>();
+    x = T.solve(b);
+    Plain<X> r = *t_b;
+    r.noalias() -= t_A->template triangularView<Read>() * x;
+    *t_x = T.solve(r);
+  }
+};
 /// (A^T A)^-1 Y through the R of A = QR.
 template <class Qr, class Y> auto normalSolve(const Qr &qr, const Y &y) {
   Eigen::Index n = qr.matrixQR().cols();
@@ -100,6 +134,23 @@ void lu_solve(const M &A, const B &b, X &x) {
 template <class M, class B, class X>
 void qr_solve(const M &A, const B &b, X &x) {
   x = A.householderQr().solve(b);
+}
+// A.triangularView<Lower>().solve(b), and Upper, UnitLower, UnitUpper.
+template <class M, class B, class X>
+void lower_solve(const M &A, const B &b, X &x) {
+  eigen_detail::TriangularSolve<Eigen::Lower>::solve(A, b, x);
+}
+template <class M, class B, class X>
+void upper_solve(const M &A, const B &b, X &x) {
+  eigen_detail::TriangularSolve<Eigen::Upper>::solve(A, b, x);
+}
+template <class M, class B, class X>
+void unit_lower_solve(const M &A, const B &b, X &x) {
+  eigen_detail::TriangularSolve<Eigen::UnitLower>::solve(A, b, x);
+}
+template <class M, class B, class X>
+void unit_upper_solve(const M &A, const B &b, X &x) {
+  eigen_detail::TriangularSolve<Eigen::UnitUpper>::solve(A, b, x);
 }
 template <class M, class X> void inverse(const M &A, X &x) { x = A.inverse(); }
 template <class M> typename M::Scalar determinant(const M &A) {
@@ -308,6 +359,24 @@ void ldlt_solve_jvp(const M &A, const B &b, X &x, const M *t_A, const B *t_b,
   eigen_detail::SelfAdjointSolve<Eigen::LDLT>::jvp(A, b, x, t_A, t_b,
                                                              t_x);
 }
+
+// The adjoint of x = T^-1 b is a solve with T^T; T's tangent enters as
+// T^-1 (t_b - t_T x).
+#define FLUXION_TRIANGULAR_SOLVE_RULES(NAME, MODE)                            \
+  template <class M, class B, class X>                                         \
+  void NAME##_vjp(const M &A, const B &b, X &x, M *d_A, B *d_b, X *d_x) {      \
+    eigen_detail::TriangularSolve<MODE>::vjp(A, b, x, d_A, d_b, d_x);          \
+  }                                                                            \
+  template <class M, class B, class X>                                         \
+  void NAME##_jvp(const M &A, const B &b, X &x, const M *t_A, const B *t_b,    \
+                  X *t_x) {                                                    \
+    eigen_detail::TriangularSolve<MODE>::jvp(A, b, x, t_A, t_b, t_x);          \
+  }
+FLUXION_TRIANGULAR_SOLVE_RULES(lower_solve, Eigen::Lower)
+FLUXION_TRIANGULAR_SOLVE_RULES(upper_solve, Eigen::Upper)
+FLUXION_TRIANGULAR_SOLVE_RULES(unit_lower_solve, Eigen::UnitLower)
+FLUXION_TRIANGULAR_SOLVE_RULES(unit_upper_solve, Eigen::UnitUpper)
+#undef FLUXION_TRIANGULAR_SOLVE_RULES
 
 template <class M, class B, class X>
 void lu_solve_vjp(const M &A, const B &b, X &x, M *d_A, B *d_b, X *d_x) {

@@ -37,7 +37,7 @@ using namespace Eigen;
 }
 
 [[fluxion::grad]] double pivoted(const Matrix3d &A, const Vector3d &b) {
-  // CHECK: eigen.cpp:[[@LINE+1]]:24: error: fluxion: a linear solve with 'fullPivLu()' is not supported in a differentiated function; solve with llt(), ldlt(), partialPivLu() or householderQr()
+  // CHECK: eigen.cpp:[[@LINE+1]]:24: error: fluxion: a linear solve with 'fullPivLu()' is not supported in a differentiated function; solve with llt(), ldlt(), partialPivLu(), householderQr() or a triangularView<Lower>, <Upper>, <UnitLower> or <UnitUpper>
   return A.fullPivLu().solve(b).sum();
 }
 
@@ -99,8 +99,8 @@ using namespace Eigen;
 }
 
 [[fluxion::grad]] double triangular(const MatrixXd &A, const VectorXd &b) {
-  // CHECK: eigen.cpp:[[@LINE+1]]:42: error: fluxion: a linear solve with 'triangularView()' is not supported in a differentiated function; solve with llt(), ldlt(), partialPivLu() or householderQr()
-  VectorXd x = A.triangularView<Lower>().solve(b);
+  // CHECK: eigen.cpp:[[@LINE+1]]:50: error: fluxion: a linear solve with 'triangularView()' of a strictly triangular (singular) matrix is not supported in a differentiated function; solve with llt(), ldlt(), partialPivLu(), householderQr() or a triangularView<Lower>, <Upper>, <UnitLower> or <UnitUpper>
+  VectorXd x = A.triangularView<StrictlyLower>().solve(b);
   MatrixXd C = A;
   // CHECK: eigen.cpp:[[@LINE+1]]:29: error: fluxion: the Eigen operator '=' on whole objects
   C.triangularView<Upper>() = A.transpose();
