@@ -86,6 +86,23 @@ Expr *withElement(ASTContext &Ctx, const Expr *Init, const VarDecl *Begin,
 } // namespace
 
 bool FunctionLowering::lowerRangeFor(const CXXForRangeStmt *S, ir::Block &Out) {
+  if (LoopDepth)
+    return lowerRangeForLoop(S, Out);
+  // What the body sizes once for all iterations (LoopEntry) runs before
+  // the outermost loop, as for a `for` (lowerLoop).
+  ir::Block Entry, Loop;
+  LoopEntry = &Entry;
+  bool OK = lowerRangeForLoop(S, Loop);
+  LoopEntry = nullptr;
+  for (ir::StmtP &X : Entry)
+    Out.push_back(std::move(X));
+  for (ir::StmtP &X : Loop)
+    Out.push_back(std::move(X));
+  return OK;
+}
+
+bool FunctionLowering::lowerRangeForLoop(const CXXForRangeStmt *S,
+                                         ir::Block &Out) {
   if (!lowerStmt(S->getInit(), Out))
     return false;
   const Expr *Range = S->getRangeInit();

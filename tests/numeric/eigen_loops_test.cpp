@@ -86,6 +86,21 @@ sized_in_loops(const MatrixXd &W, const VectorXd &x, int n) {
   return s;
 }
 
+// Inside a range-based for, and a loop in it.
+[[fluxion::grad]] [[fluxion::jvp]] [[fluxion::hessian]] double
+ranged(const MatrixXd &A, const VectorXd &x) {
+  const double weights[3] = {0.5, 1.0, 1.5};
+  double s = 0;
+  for (double w : weights) {
+    VectorXd y = w * (A * x);
+    for (Index i = 0; i < A.cols(); ++i) {
+      VectorXd z = y.array().sin() * A.col(i).array();
+      s += z.sum() * w;
+    }
+  }
+  return s;
+}
+
 // Every triangular mode, on both sides of a product, and self-adjoint
 // views of either half.
 [[fluxion::grad]] [[fluxion::jvp]] [[fluxion::hessian]] double
@@ -140,6 +155,17 @@ TEST(EigenLoops, SizesKnownBeforeTheLoop) {
   auto J = fluxion::check_jvp(sized_in_loops, sized_in_loops_jvp, W, x, 4);
   EXPECT_TRUE(J.ok()) << J;
   auto H = fluxion::check_hvp(sized_in_loops, sized_in_loops_hvp, W, x, 4);
+  EXPECT_TRUE(H.ok()) << H;
+}
+
+TEST(EigenLoops, InsideARangeBasedFor) {
+  MatrixXd A = eigen_inputs::matrix(3, 4, 0.2);
+  VectorXd x = eigen_inputs::vec(4, 0.6);
+  auto G = fluxion::check_gradient(ranged, ranged_grad, A, x);
+  EXPECT_TRUE(G.ok()) << G;
+  auto J = fluxion::check_jvp(ranged, ranged_jvp, A, x);
+  EXPECT_TRUE(J.ok()) << J;
+  auto H = fluxion::check_hvp(ranged, ranged_hvp, A, x);
   EXPECT_TRUE(H.ok()) << H;
 }
 

@@ -295,6 +295,7 @@ private:
   /// counted loop `for (int k = 0; k < N; ++k)` with v = a[k] (a copy, or
   /// a[k] itself at each use for a reference).
   bool lowerRangeFor(const clang::CXXForRangeStmt *S, ir::Block &Out);
+  bool lowerRangeForLoop(const clang::CXXForRangeStmt *S, ir::Block &Out);
   /// Why the place Place designates may change while S runs (a function
   /// call or a choice in it, or a variable it reads as a value that S
   /// writes); empty when it stays put (LowerAlias.cpp).
