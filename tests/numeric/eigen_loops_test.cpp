@@ -133,6 +133,53 @@ small_views(const Matrix3d &A, const Vector3d &x) {
   return a.dot(b) + U.squaredNorm() + (x.transpose() * A).dot(a);
 }
 
+// The same constructs in float and long double: a local declared in the
+// loop, a triangular product and a triangular solve.
+using Eigen::MatrixXf;
+using Eigen::VectorXf;
+using MatrixXl = Eigen::Matrix<long double, Eigen::Dynamic, Eigen::Dynamic>;
+using VectorXl = Eigen::Matrix<long double, Eigen::Dynamic, 1>;
+
+[[fluxion::grad]] [[fluxion::jvp]] float in_float(const MatrixXf &L,
+                                                  const MatrixXf &X) {
+  // A solve in a loop is a located error: before it.
+  VectorXf z = L.triangularView<Eigen::Lower>().solve(X.col(0));
+  float s = z.squaredNorm();
+  for (Index i = 0; i < X.cols(); ++i) {
+    VectorXf d = X.col(i) - z;
+    s += (L.triangularView<Eigen::Upper>() * d).sum() * d(0);
+  }
+  return s;
+}
+
+[[fluxion::grad]] [[fluxion::jvp]] long double
+in_long_double(const MatrixXl &L, const MatrixXl &X) {
+  VectorXl z = L.triangularView<Eigen::UnitLower>().solve(X.col(1));
+  long double s = z.squaredNorm();
+  for (Index i = 0; i < X.cols(); ++i) {
+    VectorXl d = X.col(i) - z;
+    s += d.transpose() * L.selfadjointView<Eigen::Lower>() * d;
+  }
+  return s;
+}
+
+TEST(EigenLoops, FloatAndLongDouble) {
+  MatrixXd L = eigen_inputs::matrix(3, 3, 0.4);
+  L.diagonal().array() += 3;
+  MatrixXd X = eigen_inputs::matrix(3, 2, 1.2);
+  MatrixXf Lf = L.cast<float>(), Xf = X.cast<float>();
+  auto G = fluxion::check_gradient(in_float, in_float_grad, Lf, Xf);
+  EXPECT_TRUE(G.ok()) << G;
+  auto J = fluxion::check_jvp(in_float, in_float_jvp, Lf, Xf);
+  EXPECT_TRUE(J.ok()) << J;
+  MatrixXl Ll = L.cast<long double>(), Xl = X.cast<long double>();
+  auto Gl = fluxion::check_gradient(in_long_double, in_long_double_grad, Ll,
+                                    Xl);
+  EXPECT_TRUE(Gl.ok()) << Gl;
+  auto Jl = fluxion::check_jvp(in_long_double, in_long_double_jvp, Ll, Xl);
+  EXPECT_TRUE(Jl.ok()) << Jl;
+}
+
 TEST(EigenLoops, LocalsDeclaredInLoops) {
   const int d = 3, k = 2;
   MatrixXd icf = 0.3 * eigen_inputs::matrix(d * (d + 1) / 2, k, 0.2);
