@@ -214,6 +214,43 @@ Formulation vector_form(std::shared_ptr<BurgersData> d) {
   return F;
 }
 
+Formulation vector_swap_form(std::shared_ptr<BurgersData> d) {
+  Formulation F;
+  F.name = "vector_swap";
+  F.summary = "std::vector state, the buffers swapped (u.swap(next))";
+  F.fluxionSource = "bench/formulations/burgers_vector_swap.cpp";
+  F.manualSource = "bench/formulations/burgers_vector_swap_manual.cpp";
+  F.methods.push_back({"manual", [d](double *out, std::size_t *bytes) {
+                         const auto &in = d->in;
+                         std::fill(d->da.begin(), d->da.end(), 0.0);
+                         std::size_t stored = 0;
+                         double v = burgers_vector_swap_manual(
+                             in.u0, in.steps, in.nu, in.dt, in.dx, &d->da,
+                             out + in.n, &stored);
+                         std::copy(d->da.begin(), d->da.end(), out);
+                         if (bytes)
+                           *bytes = stored;
+                         return v;
+                       }});
+  F.methods.push_back({"fluxion", [d](double *out, std::size_t *bytes) {
+                         const auto &in = d->in;
+                         std::fill(d->da.begin(), d->da.end(), 0.0);
+                         double v = fluxion_call(bytes, [&] {
+                           return burgers_vector_swap_grad(in.u0, in.steps, in.nu,
+                                                      in.dt, in.dx, &d->da,
+                                                      out + in.n);
+                         });
+                         std::copy(d->da.begin(), d->da.end(), out);
+                         return v;
+                       }});
+  F.primal = [d](const std::vector<double> &p) {
+    const auto &in = d->in;
+    std::vector<double> u0(p.begin(), p.begin() + in.n);
+    return burgers_vector_swap(u0, in.steps, p[in.n], in.dt, in.dx);
+  };
+  return F;
+}
+
 #ifdef FLUXION_FORMULATIONS_ADOLC
 void add_adolc(Formulation &F, int form, std::shared_ptr<BurgersData> d) {
   F.methods.push_back({"adolc", [d, form](double *out, std::size_t *bytes) {
@@ -251,7 +288,8 @@ Instance make(int n, int steps, bool fd) {
   I.params.push_back(d->in.nu);
   I.fd = fd;
   I.formulations = {swap_form(d), scratch_form(d), inplace_form(d),
-                    callee_form(d), vector_form(d)};
+                    callee_form(d), vector_form(d),
+                    vector_swap_form(d)};
 #ifdef FLUXION_FORMULATIONS_ADOLC
   if (steps <= AdolcMaxSteps)
     for (int form = 0; form < 5; ++form)

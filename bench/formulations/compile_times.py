@@ -35,6 +35,8 @@ PAIRS = [
      "bench/formulations/burgers_callee_manual.cpp"),
     ("burgers/vector", "bench/formulations/burgers_vector.cpp",
      "bench/formulations/burgers_vector_manual.cpp"),
+    ("burgers/vector_swap", "bench/formulations/burgers_vector_swap.cpp",
+     "bench/formulations/burgers_vector_swap_manual.cpp"),
     ("gmm/helpers", "bench/adbench/gmm.cpp", "bench/adbench/gmm_manual.cpp"),
     ("gmm/inline", "bench/adbench/gmm_inline.cpp",
      "bench/formulations/gmm_inline_manual.cpp"),

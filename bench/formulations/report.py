@@ -32,7 +32,8 @@ PROBLEMS = [("burgers", "Time stepping: viscous Burgers, n = 1000 cells",
              "observation")]
 
 
-FORMS = {"burgers": ["swap", "scratch", "inplace", "callee", "vector"],
+FORMS = {"burgers": ["swap", "scratch", "inplace", "callee", "vector",
+                     "vector_swap"],
          "gmm": ["helpers", "inline", "components", "eigen"],
          "lstm": ["helpers", "inline"], "ba": ["helpers", "inline"]}
 

@@ -44,7 +44,7 @@ first="$build/formulations-first-call.txt"
 : > "$first"
 echo "== first calls ($runs processes each)"
 cases=()
-for form in swap scratch inplace callee vector; do
+for form in swap scratch inplace callee vector vector_swap; do
   cases+=("burgers n1000_steps1000 $form")
 done
 for form in helpers inline components eigen eigen_compact; do

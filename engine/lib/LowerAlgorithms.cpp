@@ -13,6 +13,11 @@
 //    partial_sum, sort, ...), whose body is differentiated like a callee
 //    of the user's: the rules are data, and adding an algorithm is adding
 //    a function there;
+//  - std::copy, std::copy_n, std::fill and std::fill_n over containers of
+//    numbers, a loop in place over the elements (out[k] = in[k]), as the
+//    user would write it: the analyses then see that a copy's reverse
+//    reads neither range, so the source, often a scratch buffer rewritten
+//    at the next step, is not recorded for it;
 //  - an algorithm returning a position (max_element, find, lower_bound, as
 //    marked in algorithm.hpp) gives the first position plus an integer
 //    that carries no derivative: *std::max_element(b, e) reads x[k].
@@ -258,6 +263,8 @@ bool FunctionLowering::lowerAlgorithm(const CallExpr *E, ir::Block &Pre,
                    [](const clang::Expr *A) { return isOperation(A); }))
     return lowerAlgorithmLoop(E, Name, Pre, Out);
 
+  if (lowerElementLoop(E, Name, Pre, Out))
+    return true;
   // The runtime's version over pointers into the storage.
   if (runtimeLookup(Ctx, Name).empty()) {
     Diags.report(Loc, Diag::NotSupported)
@@ -487,6 +494,76 @@ bool FunctionLowering::lowerAlgorithmLoop(const CallExpr *E, StringRef Name,
   L->Then = std::move(Body);
   Pre.push_back(std::move(L));
   Out = Acc ? ir::ref(Acc, Loc) : ir::intConst(Ctx.IntTy, 0);
+  return true;
+}
+
+bool FunctionLowering::lowerElementLoop(const CallExpr *E, StringRef Name,
+                                        ir::Block &Pre, ExprP &Out) {
+  bool Copy = Name == "copy" || Name == "copy_n";
+  bool Counted = Name == "copy_n" || Name == "fill_n";
+  if ((!Copy && Name != "fill" && Name != "fill_n") || E->getNumArgs() != 3)
+    return false;
+  // The ranges: copy(first, last, out), copy_n(first, n, out),
+  // fill(first, last, v), fill_n(first, n, v). Every position must be an
+  // iterator of a container of numbers; anything else (a raw pointer, an
+  // inserter, objects) goes to the runtime's version.
+  const clang::Expr *First = E->getArg(0);
+  const clang::Expr *Last = Counted ? nullptr : E->getArg(1);
+  const clang::Expr *Dest = Copy ? E->getArg(2) : nullptr;
+  if (!isIterator(First) || (Last && !isIterator(Last)) ||
+      (Dest && !isIterator(Dest)))
+    return false;
+  SourceLocation Loc = E->getExprLoc();
+  QualType Diff = Ctx.getPointerDiffType();
+  ir::Block Setup;
+  std::optional<IteratorPosition> From = lowerIteratorPosition(First, Setup);
+  std::optional<IteratorPosition> To =
+      !From ? From : Dest ? lowerIteratorPosition(Dest, Setup) : From;
+  if (!From || !To)
+    return false;
+  // An error, reported.
+  if (!From->Pos || !To->Pos)
+    return true;
+  auto Numbers = [](const IteratorPosition &P) {
+    return P.Storage && P.Storage->Ty->isPointerType() &&
+           P.Storage->Ty->getPointeeType()->isArithmeticType();
+  };
+  if (!Numbers(*From) || !Numbers(*To))
+    return false;
+  ExprP N = Last ? compareIterators(BO_Sub, Last, First, Diff, Setup, Loc)
+                 : lowerExpr(E->getArg(1), Setup);
+  ExprP Value = Copy || !N ? nullptr : lowerExpr(E->getArg(2), Setup);
+  if (!N || (!Copy && !Value))
+    return true;
+  llvm::append_range(Pre, llvm::make_range(
+                              std::make_move_iterator(Setup.begin()),
+                              std::make_move_iterator(Setup.end())));
+  // Evaluated once, before any element is written (the library takes the
+  // fill value by reference but copies it first; a count below zero
+  // copies nothing).
+  N = materialize(ir::cast(Diff, N), Pre, "_n", Loc);
+  // Where each range starts (k itself from the first element, the form
+  // the recording of whole ranges recognises).
+  auto Start = [&](const IteratorPosition &P) -> ExprP {
+    ExprP S = ir::cast(Diff, P.Pos);
+    return S->K == ir::ExprKind::Const ? S : materialize(S, Pre, "_at", Loc);
+  };
+  auto At = [&](const IteratorPosition &P, ExprP S, ExprP K) {
+    ExprP Idx = S->K == ir::ExprKind::Const && S->isZero()
+                    ? K
+                    : ir::binary(BO_Add, S, K, Diff);
+    return ir::index(P.Storage, Idx, P.Storage->Ty->getPointeeType());
+  };
+  ExprP Src = Copy ? Start(*From) : nullptr;
+  ExprP Dst = Start(*To);
+  QualType DstElem = To->Storage->Ty->getPointeeType().getUnqualifiedType();
+  if (Value)
+    Value = materialize(ir::cast(DstElem, Value), Pre, "_v", Loc);
+  appendIndexLoop(0, N, Loc, Pre, [&](ExprP K, ir::Block &Body) {
+    ExprP V = Copy ? ir::cast(DstElem, At(*From, Src, K)) : Value;
+    Body.push_back(ir::assign(At(*To, Dst, K), V, BO_Assign, Loc));
+  });
+  Out = ir::intConst(Ctx.IntTy, 0);
   return true;
 }
 

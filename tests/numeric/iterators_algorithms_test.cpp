@@ -104,6 +104,39 @@ library(const std::vector<double> &x, double k) {
   return s + r[2] * r[1] + std::accumulate(z.begin(), z.end(), 0.0);
 }
 
+// std::copy, std::copy_n, std::fill and std::fill_n are loops in place over
+// the elements: a scratch buffer copied back at each step (nothing of it is
+// recorded), a shift within one vector (overlapping ranges, copied forwards
+// as the library does), a fill whose value is an element of the range it
+// fills (read once, first), a copy from double into float storage, and a
+// count below zero (nothing written).
+[[fluxion::grad]] [[fluxion::jvp]] [[fluxion::hessian]] double
+copies_and_fills(const std::vector<double> &x, double k, int m) {
+  const std::size_t n = x.size();
+  std::vector<double> u(n), tmp(n);
+  std::copy(x.begin(), x.end(), u.begin());
+  for (int step = 0; step < 3; ++step) {
+    for (std::size_t i = 0; i < n; ++i)
+      tmp[i] = u[i] + k * u[(i + 1) % n] * u[(i + n - 1) % n];
+    std::copy(tmp.begin(), tmp.end(), u.begin());
+  }
+  std::vector<double> z(n + 3);
+  std::fill(z.begin(), z.end(), u[1] * k);
+  std::copy_n(u.begin(), n, z.begin() + 2);
+  std::copy(z.begin() + 1, z.end(), z.begin());
+  std::fill(z.begin() + 3, z.end() - 1, z[4]);
+  std::fill_n(z.begin(), m - 5, 100.0);
+  std::vector<float> f(n);
+  std::copy(u.begin(), u.end(), f.begin());
+  std::fill_n(f.begin() + 1, 2, static_cast<float>(k));
+  double s = 0;
+  for (std::size_t i = 0; i < z.size(); ++i)
+    s += (i + 1.0) * z[i] * z[i];
+  for (float v : f)
+    s += std::sin(double(v));
+  return s;
+}
+
 // Sorting values: the values carry their derivatives to where they land.
 [[fluxion::grad]] [[fluxion::jvp]] [[fluxion::hessian]] double
 sorted(const std::vector<double> &x) {
@@ -228,6 +261,20 @@ TEST(Algorithms, LibraryVersionsOverStorage) {
   EXPECT_TRUE(J.ok()) << J;
   auto H = fluxion::check_hvp(itr::library, itr::library_hvp, X, 0.6);
   EXPECT_TRUE(H.ok()) << H;
+}
+
+TEST(Algorithms, CopiesAndFillsAreLoopsInPlace) {
+  for (int m : {2, 7}) {
+    auto R = fluxion::check_gradient(itr::copies_and_fills,
+                                     itr::copies_and_fills_grad, X, 0.35, m);
+    EXPECT_TRUE(R.ok()) << R;
+    auto J = fluxion::check_jvp(itr::copies_and_fills,
+                                itr::copies_and_fills_jvp, X, 0.35, m);
+    EXPECT_TRUE(J.ok()) << J;
+    auto H = fluxion::check_hvp(itr::copies_and_fills,
+                                itr::copies_and_fills_hvp, X, 0.35, m);
+    EXPECT_TRUE(H.ok()) << H;
+  }
 }
 
 TEST(Algorithms, SortOfValuesTheReverseSweepReads) {

@@ -343,6 +343,11 @@ private:
                       ir::ExprP &Out, bool Discarded);
   bool lowerAlgorithmLoop(const clang::CallExpr *E, llvm::StringRef Name,
                           ir::Block &Pre, ir::ExprP &Out);
+  /// std::copy, std::copy_n, std::fill and std::fill_n over iterators of
+  /// containers of numbers: a loop in place over the elements. False if E
+  /// is not one of those forms (the runtime's version is called then).
+  bool lowerElementLoop(const clang::CallExpr *E, llvm::StringRef Name,
+                        ir::Block &Pre, ir::ExprP &Out);
 
   // Iterators of containers (LowerIterators.cpp): a container variable
   // plus an integer position.
