@@ -19,6 +19,10 @@ clang::FunctionDecl *stdMathFunction(clang::ASTContext &Ctx,
 /// Derives from Eigen's ArrayBase: `*` and `/` are coefficient-wise, and
 /// `inverse()` is 1 / a.
 bool isArrayExpression(clang::QualType T);
+/// Whether `a op= Rhs` on an array is arithmetic on its coefficients that
+/// only arrays have: a number added or taken (+=, -=), an array expression
+/// multiplied or divided in (*=, /=).
+bool isArrayCompound(clang::BinaryOperatorKind Op, const clang::Expr *Rhs);
 /// The plain Matrix or Array type an Eigen expression of type T evaluates
 /// to: Eigen's own `T::PlainObject` (null if it has none).
 clang::QualType plainObjectType(clang::ASTContext &Ctx, clang::QualType T);

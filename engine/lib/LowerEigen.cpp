@@ -141,6 +141,21 @@ void FunctionLowering::lowerEigenCall(const CallExpr *E,
     return;
   }
 
+  // Arrays: `a += s`, `a -= s` for a number s; `a *= b`, `a /= b` for an
+  // array expression b.
+  if (Shape.IsArray && Args.size() == 1 &&
+      (Op == OO_PlusEqual || Op == OO_MinusEqual || Op == OO_StarEqual ||
+       Op == OO_SlashEqual)) {
+    BinaryOperatorKind K = Op == OO_PlusEqual    ? BO_AddAssign
+                           : Op == OO_MinusEqual ? BO_SubAssign
+                           : Op == OO_StarEqual  ? BO_MulAssign
+                                                 : BO_DivAssign;
+    if (isArrayCompound(K, Args[0])) {
+      if (assignToArray(Storage, K, Args[0], Pre, Loc, nullptr))
+        Out = Storage;
+      return;
+    }
+  }
   // a = e, a += e, a -= e for an Eigen expression e; a *= s, a /= s.
   if ((Op == OO_Equal || Op == OO_PlusEqual || Op == OO_MinusEqual) &&
       Args.size() == 1) {

@@ -287,7 +287,10 @@ bool FunctionLowering::assignEigenTerm(ExprP Dst, BinaryOperatorKind Op,
   // A dynamic-size product into the whole variable is one call of
   // Eigen's kernels; other products are evaluated by calls into new
   // locals (LowerEigenProduct.cpp).
-  if (!View) {
+  // `a *= b`, `a /= b` on arrays: coefficient by coefficient, products
+  // evaluated first.
+  bool Scales = Op == BO_MulAssign || Op == BO_DivAssign;
+  if (!View && !Scales) {
     bool Handled = false;
     if (!assignProduct(DstRef, Shape, Op, *R, Pre, Loc, Handled))
       return false;
@@ -321,8 +324,9 @@ bool FunctionLowering::assignEigenTerm(ExprP Dst, BinaryOperatorKind Op,
   // into the destination (contiguous, and so is its reverse sweep); what
   // is applied to it coefficient by coefficient then reads it there.
   bool SameOrientation = !VectorPair || DstColumn == R->Cols->isOne();
-  EigenTerm *P = SameOrientation && !View ? columnwiseProduct(*R, Op)
-                                          : nullptr;
+  EigenTerm *P = SameOrientation && !View && !Scales
+                     ? columnwiseProduct(*R, Op)
+                     : nullptr;
   if (P) {
     bool Whole = P == R.get();
     // for j < cols: Body(j), without a loop for a vector.
@@ -368,12 +372,111 @@ bool FunctionLowering::assignEigenTerm(ExprP Dst, BinaryOperatorKind Op,
     P->Cols = R->Cols;
     Op = BO_Assign;
   }
+  QualType Scalar = Elem.getUnqualifiedType();
   return forEachEigenCoefficient(
       *R, Pre, [&](ExprP C, ExprP I, ExprP J, ir::Block &B) {
-        B.push_back(ir::assign(Place(I, J),
-                               ir::cast(Elem.getUnqualifiedType(), C), Op,
-                               Loc));
+        ExprP X = Place(I, J);
+        C = ir::cast(Scalar, C);
+        if (Scales)
+          B.push_back(ir::assign(X,
+                                 Op == BO_MulAssign ? ir::mul(X, C, Scalar)
+                                                    : ir::div(X, C, Scalar),
+                                 BO_Assign, Loc));
+        else
+          B.push_back(ir::assign(X, C, Op, Loc));
       });
+}
+
+bool FunctionLowering::assignToArray(ExprP Dst, BinaryOperatorKind Op,
+                                     const clang::Expr *Rhs, ir::Block &Pre,
+                                     SourceLocation Loc,
+                                     const EigenTerm *View) {
+  if (Dst->Ty->getPointeeType().isConstQualified()) {
+    Diags.report(Loc, Diag::NotSupported)
+        << ("assigning to '" + eigenStorageName(Dst) +
+            "', which is read-only here")
+        << "assign to a non-const Eigen variable";
+    return false;
+  }
+  std::unique_ptr<EigenTerm> R;
+  if (bare(Rhs)->getType()->isArithmeticType()) {
+    // A number, the same at every coefficient of the destination.
+    ExprP V = lowerExpr(Rhs, Pre);
+    if (!V)
+      return false;
+    std::unique_ptr<EigenTerm> Whole = eigenVariableTerm(
+        Dst, *eigenShape(eigenStorageType(Dst)), Loc);
+    const EigenTerm &Like = View ? *View : *Whole;
+    R = std::make_unique<EigenTerm>();
+    R->K = EigenTerm::Kind::Constant;
+    R->Loc = Loc;
+    R->Scalar = Whole->Scalar;
+    R->Rows = Like.Rows;
+    R->Cols = Like.Cols;
+    R->Value = materialize(convertResult(V, Whole->Scalar, Pre), Pre, "_fill",
+                           Loc);
+  } else {
+    R = lowerEigenTerm(Rhs, Pre);
+  }
+  return R && assignEigenTerm(Dst, Op, R, Pre, Loc, View);
+}
+
+/// The operator of a compound assignment Eigen overloads: =, +=, -=, *=,
+/// /= (BO_Comma for any other).
+static BinaryOperatorKind assignmentKind(OverloadedOperatorKind Op) {
+  switch (Op) {
+  case OO_Equal:
+    return BO_Assign;
+  case OO_PlusEqual:
+    return BO_AddAssign;
+  case OO_MinusEqual:
+    return BO_SubAssign;
+  case OO_StarEqual:
+    return BO_MulAssign;
+  case OO_SlashEqual:
+    return BO_DivAssign;
+  default:
+    return BO_Comma;
+  }
+}
+
+bool isArrayCompound(BinaryOperatorKind Op, const clang::Expr *Rhs) {
+  bool Number = bare(Rhs)->getType()->isArithmeticType();
+  return ((Op == BO_AddAssign || Op == BO_SubAssign) && Number) ||
+         ((Op == BO_MulAssign || Op == BO_DivAssign) && !Number);
+}
+
+bool FunctionLowering::lowerWholeArrayAssignment(const CXXOperatorCallExpr *Op,
+                                                 ir::Block &Pre, ExprP &Out) {
+  BinaryOperatorKind K = assignmentKind(Op->getOperator());
+  if (K == BO_Comma || Op->getNumArgs() != 2)
+    return false;
+  // `a.array() op= e` (or `a.matrix().array()`, `b.matrix() = e`): the
+  // variable itself, seen as an array or a matrix.
+  const clang::Expr *Target = bare(Op->getArg(0));
+  const clang::Expr *Of = Target;
+  while (const auto *MC = dyn_cast<CXXMemberCallExpr>(Of)) {
+    const CXXMethodDecl *M = MC->getMethodDecl();
+    if (!M || !M->getIdentifier() || !isInEigen(M) || MC->getNumArgs() ||
+        (M->getName() != "array" && M->getName() != "matrix"))
+      return false;
+    Of = bare(MC->getImplicitObjectArgument());
+  }
+  if (Of == Target || isa<CallExpr>(Of) || !eigenShape(Of->getType()))
+    return false;
+  bool Array = isArrayExpression(Target->getType());
+  bool Compound = Array && isArrayCompound(K, Op->getArg(1));
+  if (!Compound && K != BO_Assign && K != BO_AddAssign && K != BO_SubAssign)
+    return false;
+  SourceLocation Loc = Op->getExprLoc();
+  ExprP Dst = eigenVariableOf(Of, Pre, Array ? "array()" : "matrix()",
+                              /*Writable=*/true);
+  if (!Dst)
+    return true;
+  if (Compound ? assignToArray(Dst, K, Op->getArg(1), Pre, Loc, nullptr)
+               : lowerEigenAssignment(Dst, K, Op->getArg(1), Pre, Loc))
+    Out = Dst;
+  return true;
 }
 
 bool FunctionLowering::lowerEigenViewAssignment(const clang::Expr *Target,
@@ -438,6 +541,14 @@ bool FunctionLowering::lowerEigenViewAssignment(const clang::Expr *Target,
     return true;
   }
   // The variable stands for the call's value, used for its effect.
+  // An array expression multiplied or divided in (`v.head(n).array() *=
+  // w.array()`): coefficient by coefficient.
+  if ((Op == BO_MulAssign || Op == BO_DivAssign) &&
+      !bare(Rhs)->getType()->isArithmeticType()) {
+    if (assignToArray(Of->Storage, Op, Rhs, Pre, Loc, Dst.get()))
+      Out = Of->Storage;
+    return true;
+  }
   if (Op == BO_MulAssign || Op == BO_DivAssign) {
     // v.col(j) *= s: each coefficient of the view scaled where it is.
     ExprP S = lowerExpr(Rhs, Pre);
@@ -575,6 +686,9 @@ bool FunctionLowering::lowerEigenExpressionCall(const CallExpr *E,
                                                 ir::Block &Pre, ExprP &Out) {
   Out = nullptr;
   SourceLocation Loc = E->getExprLoc();
+  if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(E);
+      Op && lowerWholeArrayAssignment(Op, Pre, Out))
+    return true;
   // y.noalias() = e, += e, -= e; the same into a view (X.col(k) = e).
   if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(E);
       Op && Op->getNumArgs() == 2 &&
@@ -603,12 +717,13 @@ bool FunctionLowering::lowerEigenExpressionCall(const CallExpr *E,
       Out = Dst;
     return true;
   }
-  // v.col(j) *= s, v.head(n) /= s.
+  // v.col(j) *= s, v.head(n) /= s; v.head(n).array() *= w.array().
   if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(E);
       Op && Op->getNumArgs() == 2 &&
       (Op->getOperator() == OO_StarEqual ||
        Op->getOperator() == OO_SlashEqual) &&
-      Op->getArg(1)->getType()->isArithmeticType() &&
+      (Op->getArg(1)->getType()->isArithmeticType() ||
+       isArrayExpression(bare(Op->getArg(0))->getType())) &&
       lowerEigenViewAssignment(bare(Op->getArg(0)),
                                Op->getOperator() == OO_StarEqual ? BO_MulAssign
                                                                  : BO_DivAssign,

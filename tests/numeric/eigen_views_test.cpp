@@ -54,6 +54,33 @@ using Eigen::VectorXd;
   Y.block(1, 1, 2, 1) -= 0.5 * z.tail(2);
 }
 
+// Arithmetic on arrays in place: a number added to or taken from every
+// coefficient (`a.array() += s`, an ArrayXd's `b -= s`), array expressions
+// multiplied and divided in (`a.array() *= x.array()`, `b /= ...`, the
+// same into views: `a.head(2).array() *= ...`), a variable multiplied by
+// itself, and `.matrix()` / `.array()` of a whole variable as destinations.
+[[fluxion::grad]] [[fluxion::jvp]] double in_place_arrays(const VectorXd &x,
+                                                          double s) {
+  VectorXd a = x;
+  a.array() += s;
+  a.array() *= x.array();
+  a.array() -= 0.5;
+  a.array() /= 1.0 + x.array().square();
+  Eigen::ArrayXd b = x.array() * s;
+  b += 1.5;
+  b *= a.array();
+  b /= 2.0 + x.array().cos();
+  b -= s * s;
+  a.head(2).array() *= b.tail(2);
+  a.tail(2).array() /= 1.0 + b.head(2).square();
+  a.array() *= a.array();
+  Eigen::Array3d c(0.5, -0.25, 2.0);
+  c *= x.head<3>().array();
+  c.matrix() += 0.1 * x.tail<3>();
+  a.array() = a.array() + c.sum();
+  return a.squaredNorm() + b.sum() + c.prod();
+}
+
 } // namespace views
 
 namespace {
@@ -176,6 +203,17 @@ TEST(EigenViews, ViewsAsDestinations) {
   views::scatter_vjp(W, x, Y, z, &dW, &dx, &dY, &dz);
   EXPECT_NEAR(dx(1), W(0, 1), 1e-15);
   EXPECT_NEAR(dx(2), W(0, 2) + 2 * std::exp(x(2)), 1e-14);
+}
+
+TEST(EigenViews, ArithmeticOnArraysInPlace) {
+  VectorXd x(4);
+  x << 0.5, -1.0, 0.25, 0.8;
+  auto R = fluxion::check_gradient(views::in_place_arrays,
+                                   views::in_place_arrays_grad, x, 0.7);
+  EXPECT_TRUE(R.ok()) << R;
+  auto J = fluxion::check_jvp(views::in_place_arrays,
+                              views::in_place_arrays_jvp, x, 0.7);
+  EXPECT_TRUE(J.ok()) << J;
 }
 
 } // namespace

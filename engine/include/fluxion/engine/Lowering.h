@@ -624,6 +624,16 @@ private:
   /// `v.segment(i, n) = e`, `X.col(k) += e` (Op: =, +=, -=), through
   /// noalias() or not: true if Target is a view of an Eigen variable, with
   /// Out the variable (null after an error).
+  /// `Dst op= Rhs` on an array (the variable, or the View of it): a number
+  /// added to or taken from every coefficient, or a number or an array
+  /// expression multiplied or divided in, coefficient by coefficient.
+  bool assignToArray(ir::ExprP Dst, clang::BinaryOperatorKind Op,
+                     const clang::Expr *Rhs, ir::Block &Pre,
+                     clang::SourceLocation Loc, const EigenTerm *View);
+  /// `a.array() op= e`, `a.matrix() = e` on a whole variable: true if Op
+  /// is one (Out null after an error).
+  bool lowerWholeArrayAssignment(const clang::CXXOperatorCallExpr *Op,
+                                 ir::Block &Pre, ir::ExprP &Out);
   bool lowerEigenViewAssignment(const clang::Expr *Target,
                                 clang::BinaryOperatorKind Op,
                                 const clang::Expr *Rhs, ir::Block &Pre,
