@@ -81,13 +81,15 @@ FEATURES = {
                  'v.begin(); it != v.end(); ++it) reading *it, it[0] and it - '
                  'v.begin() or writing *it; std::transform with a [&] lambda, '
                  'std::accumulate (plain or with a lambda), std::inner_product, '
-                 '*std::max_element / *std::min_element, std::sort of a local vector',
+                 '*std::max_element / *std::min_element, std::sort of a local vector, '
+                 'std::copy / copy_n / fill / fill_n into a vector',
     'eigen': 'with containers: some of the std::vector parameters and sized local '
              'containers are Eigen vectors instead, Eigen::Matrix<T, Eigen::Dynamic, 1> '
              '(indexed, passed to helpers as .data(), walked by range-based for, '
              'reduced whole: sum, squaredNorm, dot, mean of them, of '
              'coefficient-wise expressions over them and of auto locals '
-             'holding such expressions); with structs, the struct\'s array '
+             'holding such expressions; arithmetic in place on them as arrays: '
+             'a.array() += s, *=, /=, -= by array expressions); with structs, the struct\'s array '
              'member is sometimes an Eigen::Matrix<T, L, 1>',
     'rangefor': 'range-based for over arrays of known size (local arrays, struct '
                 'member arrays, local arrays of S): by value, by const reference, '
@@ -540,6 +542,30 @@ class Generator:
         sc.autos.append(Arr(name, a.t, a.length, True, False, eigen=True))
         return '%sauto %s = %s;' % (pad, name, self.erng.choice(forms))
 
+    def eigen_inplace(self, sc, pad):
+        """Arithmetic in place on an Eigen vector seen as an array
+        (`a.array() += s`, `a.array() *= ...`), bounded. None if no Eigen
+        vector in scope is written."""
+        ws = [a for a in sc.arrays if a.readable and a.writable and a.eigen]
+        if not ws:
+            return None
+        a = self.erng.choice(ws)
+        b = self.erng.choice([v for v in sc.arrays if v.readable and v.eigen and
+                              v.t == a.t and v.length == a.length])
+        T = self.ctype(a.t)
+        n, m = a.name, b.name
+        form = self.erng.randrange(4)
+        if form == 0:
+            sq, _ = self.squash(sc, 1)
+            return '%s%s.array() += %s;' % (pad, n, sq)
+        if form == 1:
+            return ('%s%s.array() *= static_cast<%s>(1) - %s.array() / '
+                    '(static_cast<%s>(2) + %s.array().square());' % (pad, n, T, m, T, m))
+        if form == 2:
+            return '%s%s.array() /= static_cast<%s>(1.5) + %s.array().square();' % (
+                pad, n, T, m)
+        return '%s%s.array() -= static_cast<%s>(0.5) * %s.array();' % (pad, n, T, m)
+
     def leaf(self, sc):
         if self.on('eigen'):
             atom = self.eigen_atom(sc)
@@ -988,7 +1014,7 @@ class Generator:
             return None
         forms = ['loop'] * 3 + ['accumulate', 'inner', 'extreme']
         if writable:
-            forms += ['write'] * 2 + ['transform'] * 2
+            forms += ['write'] * 2 + ['transform'] * 2 + ['copy']
         if [a for a in writable if a.fixed and not a.name.startswith('y')]:
             forms += ['sort']
         form = self.rng.choice(forms)
@@ -1036,6 +1062,23 @@ class Generator:
                 T, v, self.ctype(out.t), v, self.rng.choice(['*', '+', '-']), sq)
             return ['%sstd::transform(%s.begin(), %s.end(), %s.begin(), %s);' % (
                 pad, a.name, a.name, out.name, lam)]
+        if form == 'copy':
+            # std::copy / copy_n / fill / fill_n: loops in place.
+            out = self.rng.choice(writable)
+            k = 'std::min(%s.size(), %s.size())' % (a.name, out.name)
+            kind = self.rng.randrange(4)
+            if kind == 0 and a.fixed and out.fixed and a.length == out.length:
+                return ['%sstd::copy(%s.begin(), %s.end(), %s.begin());' % (
+                    pad, a.name, a.name, out.name)]
+            if kind <= 1:
+                return ['%sstd::copy_n(%s.begin(), %s, %s.begin());' % (
+                    pad, a.name, k, out.name)]
+            sq, _ = self.squash(sc, 1)
+            if kind == 2:
+                return ['%sstd::fill(%s.begin(), %s.end(), %s);' % (
+                    pad, out.name, out.name, sq)]
+            return ['%sstd::fill_n(%s.begin(), %s.size() / 2, %s);' % (
+                pad, out.name, out.name, sq)]
         if form == 'sort':
             arr = self.rng.choice([x for x in writable if x.fixed and
                                    not x.name.startswith('y')])
@@ -1844,7 +1887,8 @@ class Generator:
             if lines:
                 return lines
         if self.on('eigen') and self.erng.random() < 0.1:
-            line = self.eigen_auto(sc, pad)
+            line = self.eigen_inplace(sc, pad) if self.erng.random() < 0.3 \
+                else self.eigen_auto(sc, pad)
             if line:
                 return [line]
         ds = 2
