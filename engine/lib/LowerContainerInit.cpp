@@ -139,11 +139,37 @@ static const InitListExpr *initializerList(const clang::Expr *E) {
   return dyn_cast<InitListExpr>(E);
 }
 
+/// Whether an object of type T holds storage of its own, which a copy or
+/// a zero of it would have to allocate: a std::vector or a dynamic-size
+/// Eigen object, as T itself, as an element of a fixed-size array or
+/// std::array, or as a member.
+static bool holdsOwnStorage(QualType T, unsigned Depth = 0) {
+  T = T.getCanonicalType();
+  if (Depth > 8)
+    return false;
+  if (const auto *AT = dyn_cast<ConstantArrayType>(T.getTypePtr()))
+    return holdsOwnStorage(AT->getElementType(), Depth + 1);
+  if (eigenShape(T))
+    return !containerFixedSize(T);
+  if (QualType Elem = containerElement(T); !Elem.isNull())
+    return !containerFixedSize(T) || holdsOwnStorage(Elem, Depth + 1);
+  const auto *RD = T->getAsCXXRecordDecl();
+  if (!RD || !RD->hasDefinition())
+    return false;
+  for (const CXXBaseSpecifier &B : RD->getDefinition()->bases())
+    if (holdsOwnStorage(B.getType(), Depth + 1))
+      return true;
+  for (const FieldDecl *F : RD->getDefinition()->fields())
+    if (holdsOwnStorage(F->getType(), Depth + 1))
+      return true;
+  return false;
+}
+
 bool FunctionLowering::lowerContainerLocal(const VarDecl *VD, ir::Block &Out,
                                            const clang::Expr *InitAs) {
   QualType T = VD->getType().getNonReferenceType();
   QualType Elem = containerElement(T).getUnqualifiedType();
-  std::string TypeName = T.getUnqualifiedType().getAsString();
+  std::string TypeName = T.getUnqualifiedType().getAsString(Ctx.getPrintingPolicy());
   SourceLocation Loc = VD->getLocation();
   if (Elem->isRecordType() && !isDifferentiableRecord(Elem)) {
     // Its zeros and copies would be objects the engine does not follow.
@@ -151,6 +177,17 @@ bool FunctionLowering::lowerContainerLocal(const VarDecl *VD, ir::Block &Out,
         << ("a local '" + TypeName + "' ('" + VD->getNameAsString() + "')")
         << ("take it as a parameter, or use a local array of '" +
             Elem->getAsRecordDecl()->getNameAsString() + "'");
+    return false;
+  }
+  if (holdsOwnStorage(Elem)) {
+    // Each element's adjoint would need storage of the size that element
+    // has; derivative code does not follow those sizes.
+    Diags.report(Loc, Diag::NotSupported)
+        << ("a local '" + TypeName + "' ('" + VD->getNameAsString() +
+            "') whose elements hold containers of their own")
+        << ("keep all the numbers in one std::vector (element (i, j) at [i "
+            "* m + j]), or take the container as a parameter ('const " +
+            TypeName + " &')");
     return false;
   }
   if (std::optional<EigenShape> Shape = eigenShape(T); Shape && Shape->View) {

@@ -42,6 +42,18 @@ void forEachScalar(ASTContext &Ctx, ExprP Dst, ExprP Src, QualType Ty,
     }
     return;
   }
+  // A std::array: its elements by index, never by the library's member (a
+  // local one is its storage, indexed the same way).
+  if (std::optional<uint64_t> N = containerFixedSize(T);
+      N && !eigenShape(T) && !containerElement(T).isNull()) {
+    QualType Elem = containerElement(T);
+    for (uint64_t I = 0; I < *N; ++I) {
+      ExprP Idx = intConst(Ctx.getSizeType(), I);
+      forEachScalar(Ctx, index(Dst, Idx, Elem),
+                    Src ? index(Src, Idx, Elem) : nullptr, Elem, Leaf);
+    }
+    return;
+  }
   // A fixed-size Eigen object: its coefficients in storage order (m(k)).
   if (std::optional<EigenShape> E = eigenShape(T); E && !E->View) {
     if (std::optional<uint64_t> N = containerFixedSize(T)) {
@@ -138,15 +150,15 @@ bool FunctionLowering::assignElement(ExprP Dst, ExprP Value, QualType Ty,
                          BO_Assign, Loc));
     return true;
   }
-  if (!Value) {
-    zeroMembers(Dst, Ty, Loc, Out);
-    return true;
-  }
-  if (!Value->isLValue()) {
+  if (Value && !Value->isLValue()) {
     Diags.report(Loc, Diag::NotSupported)
         << "copying this object into a container"
         << "copy a variable, a member or an element";
     return false;
+  }
+  if (!Value) {
+    zeroMembers(Dst, Ty, Loc, Out);
+    return true;
   }
   return copyMembers(Dst, Value, Ty, Loc, Out);
 }
@@ -160,6 +172,33 @@ bool FunctionLowering::lowerObjectInto(ExprP Dst, QualType Ty,
     return Src && assignElement(Dst, Src, Ty, E->getExprLoc(), Out);
   }
   return lowerRecordInit(Dst, Ty, E, Out);
+}
+
+bool FunctionLowering::lowerStdArrayInit(ExprP Base, QualType Ty,
+                                         const InitListExpr *IL, Block &Out) {
+  // `{a, b}` is `{{a, b}}` to Sema (the braces of the library's member
+  // elided): the elements are the inner list's.
+  if (IL->getNumInits() == 1)
+    if (const auto *In =
+            dyn_cast<InitListExpr>(IL->getInit(0)->IgnoreImplicit()))
+      IL = In;
+  QualType Elem = containerElement(Ty).getUnqualifiedType();
+  uint64_t N = *containerFixedSize(Ty);
+  bool OK = true;
+  for (uint64_t I = 0; I < N && OK; ++I) {
+    const clang::Expr *E = I < IL->getNumInits() ? IL->getInit(I) : nullptr;
+    ExprP Slot = index(Base, intConst(Ctx.getSizeType(), I), Elem);
+    if (!E || isa<ImplicitValueInitExpr>(E))
+      zeroMembers(Slot, Elem, IL->getBeginLoc(), Out);
+    else if (Elem->isRecordType())
+      OK = lowerRecordInit(Slot, Elem, E, Out);
+    else if (ExprP V = lowerExpr(E, Out))
+      Out.push_back(assign(Slot, ir::cast(Elem, V), BO_Assign,
+                           E->getBeginLoc()));
+    else
+      OK = false;
+  }
+  return OK;
 }
 
 bool FunctionLowering::lowerRecordInit(ExprP Base, QualType Ty,
@@ -178,6 +217,9 @@ bool FunctionLowering::lowerRecordInit(ExprP Base, QualType Ty,
     ExprP Src = lowerCall(Call, Out);
     return Src && copyMembers(Base, Src, Ty, Init->getBeginLoc(), Out);
   }
+  if (const auto *IL = dyn_cast<InitListExpr>(Init);
+      IL && containerFixedSize(Ty) && !containerElement(Ty).isNull())
+    return lowerStdArrayInit(Base, Ty, IL, Out);
   if (const auto *IL = dyn_cast<InitListExpr>(Init)) {
     // Aggregate and designated initialisation: Sema has put the
     // initialisers in member order and filled the missing ones.

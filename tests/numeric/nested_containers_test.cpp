@@ -158,6 +158,30 @@ particles(const std::vector<double> &v, double k) {
   return std::sin(ps[0].x * ps[1].x) + ps.back().y * k;
 }
 
+// A local std::vector of std::array: sized, filled by push_back from a
+// local std::array (a local std::array is its storage: copied element by
+// element), from a braced one and from one of zeros, and an element copied
+// out.
+[[fluxion::grad]] [[fluxion::jvp]] [[fluxion::hessian]] double
+segments(const std::vector<double> &x, double k) {
+  std::vector<std::array<double, 2>> ps(1);
+  ps[0][0] = k;
+  ps[0][1] = x[0];
+  for (std::size_t i = 0; i + 1 < x.size(); ++i) {
+    std::array<double, 2> p = {x[i] * x[i + 1], x[i] - k * x[i + 1]};
+    ps.push_back(p);
+  }
+  ps.push_back({x.back(), k * k});
+  std::array<double, 2> zero{};
+  ps.push_back(zero);
+  ps.back()[1] = std::sin(ps[1][0]);
+  std::array<double, 2> last = ps[2];
+  double s = last[0] * last[1];
+  for (const auto &p : ps)
+    s += p[0] * p[1] + p[1] * p[1];
+  return s;
+}
+
 } // namespace nested
 
 namespace {
@@ -239,6 +263,17 @@ TEST(NestedContainers, MemberContainerUpdatedInPlace) {
   EXPECT_TRUE(R.ok()) << R;
   auto J = fluxion::check_jvp(nested::step, nested::step_jvp, L, x, 0.3);
   EXPECT_TRUE(J.ok()) << J;
+}
+
+TEST(NestedContainers, LocalVectorOfArraysGrown) {
+  std::vector<double> x = {0.3, -0.8, 1.2, 0.45};
+  auto R = fluxion::check_gradient(nested::segments, nested::segments_grad, x,
+                                   0.6);
+  EXPECT_TRUE(R.ok()) << R;
+  auto J = fluxion::check_jvp(nested::segments, nested::segments_jvp, x, 0.6);
+  EXPECT_TRUE(J.ok()) << J;
+  auto H = fluxion::check_hvp(nested::segments, nested::segments_hvp, x, 0.6);
+  EXPECT_TRUE(H.ok()) << H;
 }
 
 TEST(NestedContainers, VectorOfArrays) {

@@ -113,3 +113,23 @@ static std::vector<double> pair(double a, double b) { return {a, b}; }
   return p[0] * p[1];
 }
 // CHECK: containers.cpp:[[@LINE-5]]:55: error: fluxion: returning from 'pair' a container other than a local std::vector of it is not supported in a differentiated function; fill a local std::vector and return it at the end ('std::vector<double> r(n); ... return r;')
+
+// A local container whose elements hold containers of their own: each
+// element's adjoint would need a size of its own. Refused at the
+// declaration; the advice (one flat std::vector, or a parameter) compiles:
+// tests/numeric/nested_containers_test.cpp.
+[[fluxion::grad]] double rows_of_products(const std::vector<double> &x) {
+  // CHECK: containers.cpp:[[@LINE+1]]:36: error: fluxion: a local 'std::vector<std::vector<double>>' ('rows') whose elements hold containers of their own is not supported in a differentiated function; keep all the numbers in one std::vector (element (i, j) at [i * m + j]), or take the container as a parameter ('const std::vector<std::vector<double>> &')
+  std::vector<std::vector<double>> rows;
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    std::vector<double> r;
+    for (std::size_t j = 0; j <= i; ++j)
+      r.push_back(x[j] * x[i]);
+    rows.push_back(r);
+  }
+  double s = 0;
+  for (const auto &r : rows)
+    for (double v : r)
+      s += v * v;
+  return s;
+}

@@ -250,6 +250,10 @@ private:
                       const clang::Expr *Init, ir::Block &Out);
   // Objects of structs of reals (LowerRecord.cpp): initialisation and
   // copies become member-wise assignments, so later passes see scalars.
+  /// A std::array place initialised from a braced list, element by
+  /// element (LowerRecord.cpp).
+  bool lowerStdArrayInit(ir::ExprP Base, clang::QualType Ty,
+                         const clang::InitListExpr *IL, ir::Block &Out);
   bool lowerRecordInit(ir::ExprP Base, clang::QualType Ty,
                        const clang::Expr *Init, ir::Block &Out);
   /// An Eigen object held by another (Base: `p.R`) initialised by Init.
