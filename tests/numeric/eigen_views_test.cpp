@@ -5,9 +5,11 @@
 // derivative is checked against central differences (taken on the arrays
 // the views look at, or by fluxion::check_*), and forward mode against
 // reverse mode by the dot-product test.
+// fluxion/check.hpp before Eigen: the checker works with either order.
+#include <fluxion/check.hpp>
+
 #include <Eigen/Dense>
 
-#include <fluxion/check.hpp>
 #include <fluxion/fluxion.hpp>
 
 #include <cmath>

@@ -13,8 +13,8 @@
 // central finite differences of f. An entry where finite differences at two
 // step sizes (or forward and backward differences) disagree is a kink: it is
 // listed, not counted as a failure. The report prints the worst entries as a
-// table. Standard C++17 only; Eigen's Matrix and Array are supported when
-// <Eigen/Core> is included first.
+// table. Standard C++17 only; Eigen's Matrix and Array are supported (with
+// <Eigen/Core> included before or after this header).
 #ifndef FLUXION_CHECK_HPP
 #define FLUXION_CHECK_HPP
 
@@ -32,6 +32,11 @@
 #include <type_traits>
 #include <utility>
 #include <vector>
+
+// As Eigen declares it (Eigen/src/Core/util/ForwardDeclarations.h).
+namespace Eigen {
+template <typename Derived> class PlainObjectBase;
+} // namespace Eigen
 
 namespace fluxion {
 
@@ -159,12 +164,11 @@ template <class T> struct is_span<span_t<T>> : std::true_type {};
 template <class T> struct is_constant : std::false_type {};
 template <class T> struct is_constant<constant_t<T>> : std::true_type {};
 
-#ifdef EIGEN_WORLD_VERSION
+// Eigen's plain objects (Matrix, Array), whether <Eigen/Core> comes before
+// or after this header: asked when a check is instantiated, when the
+// argument's type is complete.
 template <class T>
 constexpr bool is_eigen_plain = std::is_base_of_v<Eigen::PlainObjectBase<T>, T>;
-#else
-template <class T> constexpr bool is_eigen_plain = false;
-#endif
 
 //===----------------------------------------------------------------------===//
 // Aggregate fields
