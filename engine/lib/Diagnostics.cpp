@@ -30,9 +30,10 @@ static DiagInfo info(Diag Kind) {
                       "through it"};
   case Diag::UnsupportedType:
     return {L::Error, "fluxion: %1 of type %0 is not supported in a "
-                      "differentiated function (supported: floating and "
-                      "integer scalars, fixed-size arrays of them, pointer "
-                      "parameters, references to scalars as parameters)"};
+                      "differentiated function (supported: numbers, arrays "
+                      "and pointers of them, references, structs and classes "
+                      "with floating-point members, std::vector and "
+                      "std::array of those, Eigen matrices and arrays)"};
   case Diag::NoDerivative:
     return {L::Error, "fluxion: cannot differentiate call to %0: its body is "
                       "not visible and no custom derivative matches; define "

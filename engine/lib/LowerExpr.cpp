@@ -894,6 +894,10 @@ ExprP FunctionLowering::lowerCall(const CallExpr *E, Block &Pre,
           << describeConstruct(E);
     return nullptr;
   }
+  // A method of a local whose declaration was refused (and said why).
+  if (const auto *MC = dyn_cast<CXXMemberCallExpr>(E);
+      MC && usesPoisoned(MC->getImplicitObjectArgument()))
+    return nullptr;
   if (isLambdaCall(E))
     return lowerLambdaCall(E, Pre);
   if (ExprP C; lowerCallTakingLambda(E, Pre, C))

@@ -134,7 +134,9 @@ bool FunctionLowering::lowerRangeForLoop(const CXXForRangeStmt *S,
   if (!AT && ContainerElem.isNull()) {
     bool Braced = isa<InitListExpr, CXXStdInitializerListExpr>(
         Range->IgnoreImplicit());
-    if (Braced)
+    if (usesPoisoned(Range))
+      ; // its declaration was refused, and said why
+    else if (Braced)
       Diags.report(Range->getBeginLoc(), Diag::NotSupported)
           << "a range-based for over a braced list"
           << "put the values in a local array ('double v[] = {...};') and "

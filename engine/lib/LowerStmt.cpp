@@ -5,6 +5,7 @@
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Attr.h"
 #include "clang/AST/DeclCXX.h"
+#include "clang/AST/DeclTemplate.h"
 #include "clang/AST/ExprCXX.h"
 #include "llvm/ADT/ScopeExit.h"
 
@@ -108,6 +109,10 @@ std::unique_ptr<Function> FunctionLowering::lower(FunctionDecl *FD) {
         continue;
       }
       bool DataClass = Pointee->isRecordType() && Problem.empty();
+      if (refuseEigenContainer(Pointee, P->getLocation(), "parameter")) {
+        OK = false;
+        continue;
+      }
       if (!Pointee->isArithmeticType() && !Pointee->isEnumeralType() &&
           !DataClass) {
         Diags.report(P->getLocation(), Diag::UnsupportedType) << T << "parameter";
@@ -176,8 +181,47 @@ std::unique_ptr<Function> FunctionLowering::lower(FunctionDecl *FD) {
   return std::move(F);
 }
 
+/// A std::vector or std::array whose elements are Eigen objects: the
+/// element type, else null.
+static QualType eigenElementOfContainer(QualType T) {
+  const auto *RD = dyn_cast_or_null<ClassTemplateSpecializationDecl>(
+      T.getNonReferenceType()->getAsCXXRecordDecl());
+  if (!RD || !RD->isInStdNamespace() || !RD->getIdentifier() ||
+      (RD->getName() != "vector" && RD->getName() != "array") ||
+      RD->getTemplateArgs().size() == 0 ||
+      RD->getTemplateArgs()[0].getKind() != TemplateArgument::Type)
+    return QualType();
+  QualType Elem = RD->getTemplateArgs()[0].getAsType();
+  const auto *ER = Elem->getAsCXXRecordDecl();
+  return ER && isInEigen(ER) ? Elem : QualType();
+}
+
+bool FunctionLowering::refuseEigenContainer(QualType T, SourceLocation Loc,
+                                            StringRef What) {
+  QualType Elem = eigenElementOfContainer(T);
+  if (Elem.isNull())
+    return false;
+  PrintingPolicy Policy = Ctx.getPrintingPolicy();
+  std::string Matrix = "Eigen::Matrix<double, 3, Eigen::Dynamic>";
+  if (std::optional<EigenShape> S = eigenShape(Elem); S && S->Cols == 1 &&
+                                                       S->Rows > 0)
+    Matrix = "Eigen::Matrix<" +
+             S->Scalar.getUnqualifiedType().getAsString(Policy) + ", " +
+             std::to_string(S->Rows) + ", Eigen::Dynamic>";
+  Diags.report(Loc, Diag::NotSupported)
+      << ("a " + What.str() + " of type '" +
+          T.getNonReferenceType().getUnqualifiedType().getAsString(Policy) +
+          "' (a container of Eigen objects)")
+      << ("hold them as the columns of one Eigen matrix ('" + Matrix +
+          "', element i read as 'm.col(i)'), or their numbers in a "
+          "std::vector<double>");
+  return true;
+}
+
 bool FunctionLowering::checkType(QualType T, SourceLocation Loc,
                                  StringRef What) {
+  if (refuseEigenContainer(T, Loc, What))
+    return false;
   QualType U = T.getCanonicalType();
   if (U->isArithmeticType() || U->isEnumeralType())
     return true;

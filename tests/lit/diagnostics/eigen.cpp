@@ -191,3 +191,32 @@ struct Cloud {
   return s + x.squaredNorm() + x.norm() + x.dot(x) + v.maxCoeff() +
          (R * v - v).norm() + r.sum();
 }
+
+// Containers of Eigen objects: refused where they are declared, with
+// advice that compiles (a matrix with a column per point), and nothing
+// more about their uses.
+[[fluxion::grad]] double spread(
+    // CHECK: eigen.cpp:[[@LINE+1]]:41: error: fluxion: a parameter of type 'std::vector<Eigen::Vector3d>' (a container of Eigen objects) is not supported in a differentiated function; hold them as the columns of one Eigen matrix ('Eigen::Matrix<double, 3, Eigen::Dynamic>', element i read as 'm.col(i)'), or their numbers in a std::vector<double>
+    const std::vector<Eigen::Vector3d> &pts, const Eigen::Vector3d &c) {
+  double s = 0;
+  for (std::size_t i = 0; i < pts.size(); ++i)
+    s += (pts[i] - c).squaredNorm();
+  return s;
+}
+[[fluxion::grad]] double flattened(const Eigen::Matrix3Xd &pts) {
+  // CHECK: eigen.cpp:[[@LINE+1]]:32: error: fluxion: a local variable of type 'std::vector<Eigen::Vector2d>' (a container of Eigen objects) is not supported in a differentiated function; hold them as the columns of one Eigen matrix ('Eigen::Matrix<double, 2, Eigen::Dynamic>', element i read as 'm.col(i)'), or their numbers in a std::vector<double>
+  std::vector<Eigen::Vector2d> flat;
+  for (Eigen::Index i = 0; i < pts.cols(); ++i)
+    flat.push_back(pts.col(i).head<2>());
+  double s = 0;
+  for (const auto &p : flat)
+    s += p.sum();
+  return s;
+}
+[[fluxion::grad]] double spread_columns(const Eigen::Matrix3Xd &pts,
+                                        const Eigen::Vector3d &c) {
+  double s = 0;
+  for (Eigen::Index i = 0; i < pts.cols(); ++i)
+    s += (pts.col(i) - c).squaredNorm();
+  return s;
+}

@@ -808,6 +808,10 @@ private:
                            const clang::Expr *InitAs = nullptr);
 
   ir::Var *varFor(const clang::VarDecl *D, clang::SourceLocation UseLoc);
+  /// A std::vector or std::array of Eigen objects: true after reporting
+  /// it, with advice.
+  bool refuseEigenContainer(clang::QualType T, clang::SourceLocation Loc,
+                            llvm::StringRef What);
   bool checkType(clang::QualType T, clang::SourceLocation Loc,
                  llvm::StringRef What);
   bool unsupported(const clang::Stmt *S);
