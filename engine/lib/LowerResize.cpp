@@ -228,6 +228,78 @@ void FunctionLowering::lowerSizeChange(const CallExpr *E, StringRef Name,
     SizeChangeAt = At;
     return Counted(N);
   }
+  // t.insert(p, n, v); t.insert(p, b, e) from another container of the
+  // function: a gap of n (e - b) elements opened at p, the tail moved up
+  // from the end, then filled.
+  bool Repeated = (Name == "insert" && FromIterator && NArgs == 3 &&
+                   Arg(1)->getType()->isIntegerType() &&
+                   Arg(2)->getType()->isArithmeticType());
+  bool Range = (Name == "insert" && FromIterator && NArgs == 3 &&
+                isIteratorExpr(Arg(1)) && isIteratorExpr(Arg(2)));
+  if (Repeated || Range) {
+    ExprP At = Position(Arg(0));
+    if (!At)
+      return;
+    // What fills the gap, read before anything moves.
+    ExprP Gap, Value, From;
+    std::optional<IteratorPosition> B;
+    if (Repeated) {
+      Gap = Lowered(Arg(1), SizeTy, "_gap");
+      Value = Gap ? Lowered(Arg(2), Elem, "_v") : nullptr;
+      if (!Value)
+        return;
+    } else {
+      B = lowerIteratorPosition(Arg(1), Pre);
+      std::optional<IteratorPosition> End =
+          B && B->Pos ? lowerIteratorPosition(Arg(2), Pre) : std::nullopt;
+      if (!B || !B->Pos || !End || !End->Pos)
+        return;
+      if (B->Storage->K != ir::ExprKind::VarRef ||
+          End->Storage->K != ir::ExprKind::VarRef ||
+          B->Storage->V != End->Storage->V || B->Storage->V == V) {
+        Diags.report(Loc, Diag::NotSupported)
+            << ("'insert' into '" + V->Name +
+                "' from iterators of two containers or of itself")
+            << "give the range of another container ('t.insert(p, "
+               "x.begin(), x.end())'), or copy the elements in a loop";
+        return;
+      }
+      From = materialize(ir::cast(SizeTy, B->Pos), Pre, "_from", Loc);
+      Gap = materialize(
+          ir::binary(BO_Sub, ir::cast(SizeTy, End->Pos), From, SizeTy), Pre,
+          "_gap", Loc);
+    }
+    ExprP Old = materialize(ir::ref(Count), Pre, "_old", Loc);
+    ExprP N = materialize(ir::binary(BO_Add, Old, Gap, SizeTy), Pre, "_n",
+                          Loc);
+    SizeTo(N);
+    // k counts down from the old last element: t[j + gap] = t[j], j = old
+    // - 1 - k.
+    appendIndexLoop(ir::intConst(SizeTy, 0),
+                    ir::binary(BO_Sub, Old, At, SizeTy), Loc, Pre,
+                    [&](ExprP K, ir::Block &Body) {
+                      ExprP J = ir::binary(
+                          BO_Sub, ir::binary(BO_Sub, Old, ir::intConst(SizeTy, 1), SizeTy),
+                          K, SizeTy);
+                      Body.push_back(ir::assign(
+                          ir::index(Storage, ir::binary(BO_Add, J, Gap, SizeTy),
+                                    Elem),
+                          ir::index(Storage, J, Elem), BO_Assign, Loc));
+                    });
+    QualType SrcElem = B ? B->Storage->Ty->getPointeeType() : QualType();
+    Fill(At, ir::binary(BO_Add, At, Gap, SizeTy), [&](ExprP K) {
+      if (Value)
+        return Value;
+      return ir::cast(Elem, ir::index(B->Storage,
+                                      ir::binary(BO_Add, From,
+                                                 ir::binary(BO_Sub, K, At,
+                                                            SizeTy),
+                                                 SizeTy),
+                                      SrcElem));
+    });
+    SizeChangeAt = At;
+    return Counted(N);
+  }
   if (Name == "swap" && NArgs == 1 &&
       lowerContainerSwap(isa<CXXMemberCallExpr>(E)
                              ? cast<CXXMemberCallExpr>(E)->getImplicitObjectArgument()
@@ -261,7 +333,8 @@ void FunctionLowering::lowerSizeChange(const CallExpr *E, StringRef Name,
       << ("this form of '" + Name.str() + "' on '" + V->Name + "' (a '" +
           TypeName + "')")
       << "use resize(n), resize(n, v), assign(n, v), clear(), pop_back(), "
-         "push_back(v), insert(p, v), erase(p), erase(p, q), assign(b, e), "
+         "push_back(v), insert(p, v), insert(p, n, v), insert(p, b, e), "
+         "erase(p), erase(p, q), assign(b, e), "
          "swap(u), or assign another container variable or a braced list "
          "('t = x;', 't = {a, b};')";
 }

@@ -111,7 +111,8 @@ FEATURES = {
              'cleared and refilled by push_back, assigned (assign(L, e), = '
              'another vector, = {...}), popped and pushed again, an element '
              'erased and one inserted (at begin() + k), a range erased and as '
-             'many values inserted at end(); with structs, '
+             'many values inserted (one by one at end(), as a run insert(p, m, '
+             'v), or a range of another vector insert(p, b, e)); with structs, '
              'a local std::vector<S> of copies of the struct in scope, whose '
              'elements\' members are read and written',
     'stencil': 'sweeps over a writable array of known length whose iterations '
@@ -1315,6 +1316,21 @@ class Generator:
             m = self.rng.randint(1, L - k)
             lines = ['%s%s.erase(%s.begin() + %d, %s.begin() + %d);' % (
                 pad, a.name, a.name, k, a.name, k + m)]
+            refill = self.rng.randrange(3)
+            j = self.rng.randint(0, L - m)
+            if refill == 1:
+                # A run of one value, anywhere.
+                lines.append('%s%s.insert(%s.begin() + %d, %d, %s);' % (
+                    pad, a.name, a.name, j, m, value(others)))
+                return lines
+            if refill == 2 and peers:
+                # A range of another vector.
+                b = self.rng.choice(peers)
+                f = self.rng.randint(0, L - m)
+                lines.append('%s%s.insert(%s.begin() + %d, %s.begin() + %d, '
+                             '%s.begin() + %d);' % (pad, a.name, a.name, j,
+                                                    b.name, f, b.name, f + m))
+                return lines
             for _ in range(m):
                 lines.append('%s%s.insert(%s.end(), %s);' % (
                     pad, a.name, a.name, value(others)))

@@ -201,6 +201,25 @@ layered(const std::vector<double> &W, const std::vector<double> &x) {
   return s - std::log(p[1]) + p.back() * p.size();
 }
 
+// insert(p, n, v) and insert(p, b, e): runs of copies of a value and
+// ranges of other vectors spliced in front, in the middle, at the end, in
+// a loop, and a run of none.
+template <class T>
+[[fluxion::hessian]] [[fluxion::jvp]] T spliced(const std::vector<T> &x, T w) {
+  std::vector<T> p(x.begin(), x.end());
+  p.insert(p.begin() + 2, 3, w * x[0]);
+  std::vector<T> q = {w, w * w, T(0.5)};
+  p.insert(p.begin(), q.begin() + 1, q.end());
+  p.insert(p.end(), x.begin(), x.begin() + 2);
+  p.insert(p.begin() + 4, 0, w);
+  for (int r = 0; r < 2; ++r)
+    p.insert(p.begin() + 1 + r, 2, std::sin(p[r + 3]) * w);
+  T s = 0;
+  for (std::size_t i = 0; i < p.size(); ++i)
+    s += T(i + 1) * p[i] * p[i] + p[i] * w;
+  return s + T(p.size());
+}
+
 // A polyline refined by midpoints inserted in a loop, its two smallest
 // entries erased, an end dropped and a value put in front; a window of it
 // copied by iterators and shortened by a range erase, another assigned
@@ -321,6 +340,23 @@ TEST(ContainerSizes, InsertAndErase) {
   checkEdited<double>();
   checkEdited<float>();
   checkEdited<long double>();
+}
+
+TEST(ContainerSizes, InsertRunsAndRanges) {
+  const std::vector<double> x = {0.7, -1.1, 0.4, 1.3, -0.2};
+  auto R = fluxion::check_gradient(sizes::spliced<double>,
+                                   sizes::spliced_grad<double>, x, 0.8);
+  EXPECT_TRUE(R.ok()) << R;
+  auto J = fluxion::check_jvp(sizes::spliced<double>,
+                              sizes::spliced_jvp<double>, x, 0.8);
+  EXPECT_TRUE(J.ok()) << J;
+  auto H = fluxion::check_hvp(sizes::spliced<double>,
+                              sizes::spliced_hvp<double>, x, 0.8);
+  EXPECT_TRUE(H.ok()) << H;
+  const std::vector<float> xf = {0.7f, -1.1f, 0.4f, 1.3f, -0.2f};
+  auto RF = fluxion::check_gradient(sizes::spliced<float>,
+                                    sizes::spliced_grad<float>, xf, 0.8f);
+  EXPECT_TRUE(RF.ok()) << RF;
 }
 
 TEST(ContainerSizes, SwappedBuffers) {
