@@ -55,7 +55,11 @@ bool FunctionLowering::lowerArrayAssignment(ExprP Dst, QualType T,
                                             const clang::Expr *V,
                                             ir::Block &Out) {
   SourceLocation Loc = V->getExprLoc();
-  QualType Elem = Dst->Ty->getPointeeType();
+  // A variable's storage, or a std::array held by a container or an object
+  // (`ps[i] = {a, b}`).
+  QualType Elem = Dst->Ty->isPointerType()
+                      ? Dst->Ty->getPointeeType()
+                      : containerElement(T).getUnqualifiedType();
   QualType SizeTy = Ctx.getSizeType();
   uint64_t N = containerFixedSize(T).value_or(0);
   auto At = [&](ExprP Base, uint64_t K) {
@@ -92,7 +96,9 @@ bool FunctionLowering::lowerArrayAssignment(ExprP Dst, QualType T,
         if (!Value)
           return false;
         Value = convertResult(Value, Elem, Out);
-        if (Dst->V != Result && Value->K != ir::ExprKind::Const)
+        bool Fresh = Result && Dst->K == ir::ExprKind::VarRef &&
+                     Dst->V == Result;
+        if (!Fresh && Value->K != ir::ExprKind::Const)
           Value = materialize(Value, Out, "_e", Loc);
       }
       Values.push_back(Value);
@@ -117,9 +123,28 @@ bool FunctionLowering::lowerArrayAssignment(ExprP Dst, QualType T,
     if (Src->K != ir::ExprKind::VarRef || !isContainerStorageVar(Src->V))
       Src = nullptr;
   }
+  // A std::array held by a container or an object (`ps[j]`, `s.a`).
+  if (!Src && E->isGLValue() &&
+      Ctx.hasSameUnqualifiedType(E->getType(), T.getNonReferenceType()) &&
+      isa<ArraySubscriptExpr, MemberExpr, CXXOperatorCallExpr>(E)) {
+    Src = lowerExpr(E, Out);
+    if (!Src)
+      return false;
+    if (Src->K != ir::ExprKind::Index && Src->K != ir::ExprKind::Member &&
+        !(Src->K == ir::ExprKind::VarRef && isContainerStorageVar(Src->V)))
+      Src = nullptr;
+  }
   if (Src) {
+    // Through temporaries when both sides are places in one variable
+    // (`ps[0] = ps[1]`, which may be the same element).
+    bool Same = Src->rootVar() && Src->rootVar() == Dst->rootVar() &&
+                Src->K != ir::ExprKind::VarRef;
+    llvm::SmallVector<ExprP, 8> Values;
     for (uint64_t K = 0; K < N; ++K)
-      Out.push_back(ir::assign(At(Dst, K), At(Src, K), BO_Assign, Loc));
+      Values.push_back(Same ? materialize(At(Src, K), Out, "_e", Loc)
+                            : At(Src, K));
+    for (uint64_t K = 0; K < N; ++K)
+      Out.push_back(ir::assign(At(Dst, K), Values[K], BO_Assign, Loc));
     return true;
   }
   std::string TypeName = T.getNonReferenceType().getUnqualifiedType()

@@ -317,14 +317,60 @@ bool FunctionLowering::lowerHeldEigenInit(ExprP Base, QualType Ty,
                               BO_Assign, E, Out, Init->getBeginLoc());
 }
 
+/// The variable an lvalue expression names a part of (`p`, `ps[i].x`,
+/// `s.a[k]`), if any.
+static const ValueDecl *rootDecl(const clang::Expr *E) {
+  while (true) {
+    E = E->IgnoreParenImpCasts();
+    if (const auto *DR = dyn_cast<DeclRefExpr>(E))
+      return DR->getDecl();
+    if (const auto *ME = dyn_cast<MemberExpr>(E))
+      E = ME->getBase();
+    else if (const auto *AS = dyn_cast<ArraySubscriptExpr>(E))
+      E = AS->getBase();
+    else if (const auto *OC = dyn_cast<CXXOperatorCallExpr>(E);
+             OC && OC->getNumArgs() > 0 &&
+             (OC->getOperator() == OO_Subscript || OC->getOperator() == OO_Call))
+      E = OC->getArg(0);
+    else if (const auto *MC = dyn_cast<CXXMemberCallExpr>(E))
+      E = MC->getImplicitObjectArgument();
+    else
+      return nullptr;
+  }
+}
+
+/// Whether S names D anywhere.
+static bool refersTo(const Stmt *S, const ValueDecl *D) {
+  if (!S)
+    return false;
+  if (const auto *DR = dyn_cast<DeclRefExpr>(S); DR && DR->getDecl() == D)
+    return true;
+  for (const Stmt *C : S->children())
+    if (refersTo(C, D))
+      return true;
+  return false;
+}
+
 bool FunctionLowering::lowerRecordAssignment(const CXXOperatorCallExpr *E,
                                              Block &Out) {
   ExprP Dst = lowerLValue(E->getArg(0), Out);
   if (!Dst)
     return false;
   const clang::Expr *R = E->getArg(1)->IgnoreImplicit();
-  if (isa<InitListExpr>(R))
+  QualType Ty = E->getArg(0)->getType().getNonReferenceType();
+  if (isa<InitListExpr>(R)) {
+    // `p = {p.y, p.x}`: the braced object is a temporary, built whole
+    // before it is assigned, when it reads what it overwrites.
+    const ValueDecl *Root = rootDecl(E->getArg(0));
+    if (!Root || refersTo(R, Root)) {
+      ir::Var *T =
+          F->makeVar(ir::Var::Kind::Temp, "_obj", Ty.getUnqualifiedType());
+      F->Locals.push_back(T);
+      return lowerRecordInit(ir::ref(T), Ty, R, Out) &&
+             copyMembers(Dst, ir::ref(T), Ty, E->getExprLoc(), Out);
+    }
     return lowerRecordInit(Dst, E->getArg(0)->getType(), R, Out);
+  }
   ExprP Src = lowerExpr(R, Out);
   if (!Src)
     return false;

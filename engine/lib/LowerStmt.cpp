@@ -795,6 +795,10 @@ bool FunctionLowering::lowerExprStmt(const Expr *E, Block &Out) {
             return false;
           if (Dst->K == ExprKind::VarRef && isContainerStorageVar(Dst->V))
             return lowerArrayAssignment(Dst, T, Op->getArg(1), Out);
+          // One held by a container or an object, of numbers.
+          if ((Dst->K == ExprKind::Index || Dst->K == ExprKind::Member) &&
+              containerElement(T)->isArithmeticType())
+            return lowerArrayAssignment(Dst, T, Op->getArg(1), Out);
           Diags.report(Op->getExprLoc(), Diag::NotSupported)
               << "assigning a whole std::array that is not a variable of "
                  "the function"

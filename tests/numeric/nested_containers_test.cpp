@@ -160,13 +160,13 @@ particles(const std::vector<double> &v, double k) {
 
 // A local std::vector of std::array: sized, filled by push_back from a
 // local std::array (a local std::array is its storage: copied element by
-// element), from a braced one and from one of zeros, and an element copied
-// out.
+// element), from a braced one and from one of zeros; elements assigned
+// whole from braced lists (one exchanging an element's own values), from
+// another element and from a local; and an element copied out.
 [[fluxion::grad]] [[fluxion::jvp]] [[fluxion::hessian]] double
 segments(const std::vector<double> &x, double k) {
   std::vector<std::array<double, 2>> ps(1);
-  ps[0][0] = k;
-  ps[0][1] = x[0];
+  ps[0] = {k, x[0]};
   for (std::size_t i = 0; i + 1 < x.size(); ++i) {
     std::array<double, 2> p = {x[i] * x[i + 1], x[i] - k * x[i + 1]};
     ps.push_back(p);
@@ -175,6 +175,10 @@ segments(const std::vector<double> &x, double k) {
   std::array<double, 2> zero{};
   ps.push_back(zero);
   ps.back()[1] = std::sin(ps[1][0]);
+  ps[1] = {ps[1][1], ps[1][0] * k};
+  ps[3] = ps[2];
+  std::array<double, 2> q = {ps[0][1] * ps[2][0], k};
+  ps[2] = q;
   std::array<double, 2> last = ps[2];
   double s = last[0] * last[1];
   for (const auto &p : ps)

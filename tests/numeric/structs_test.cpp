@@ -196,6 +196,20 @@ struct Sample {
   return acc;
 }
 
+// Assigning a braced object that reads the one it replaces: the new
+// object is built whole first (`v = {v.y, v.x, ...}` exchanges), into a
+// local, an element of a local array, a member and an output.
+[[fluxion::grad]] [[fluxion::jvp]] double rotated(Vec3 &out, const Vec3 &a,
+                                                  double k) {
+  Vec3 v = a;
+  v = {v.y, v.x * k, v.z + v.x};
+  Particle ps[2] = {{a, 1.0, 0}, {v, k, 1}};
+  ps[1].pos = {ps[1].pos.z, ps[0].pos.y, ps[1].pos.x * ps[1].m};
+  ps[0] = {{ps[0].pos.y, ps[1].pos.x, k}, ps[0].m * ps[1].m, 2};
+  out = {out.y * k, out.x, out.z * out.x};
+  return v.x * v.y + v.z + ps[1].pos.x * ps[1].pos.z + ps[0].pos.x * ps[0].m;
+}
+
 } // namespace structs
 
 using nt::ld;
@@ -219,6 +233,24 @@ Particle particle(double x, double y, double z, double m, int id) {
   return p;
 }
 } // namespace
+
+TEST(Structs, BracedObjectReadingWhatItReplaces) {
+  structs::Vec3 a = {0.4, -1.2, 0.9}, out = {0.3, 0.8, -0.5};
+  auto R = fluxion::check_vjp(structs::rotated, structs::rotated_vjp, out, a,
+                              0.7);
+  EXPECT_TRUE(R.ok()) << R;
+  auto J = fluxion::check_jvp(structs::rotated, structs::rotated_jvp, out, a,
+                              0.7);
+  EXPECT_TRUE(J.ok()) << J;
+  // The value, against the same code compiled plainly.
+  structs::Vec3 o = out, d_o = {}, d_a = {};
+  double d_k = 0;
+  double r = structs::rotated_vjp(o, a, 0.7, 1.0, &d_o, &d_a, &d_k);
+  structs::Vec3 o2 = out;
+  EXPECT_DOUBLE_EQ(r, structs::rotated(o2, a, 0.7));
+  // d r / d k through v.y = a.x k and ps[1].m = k.
+  EXPECT_NE(d_k, 0.0);
+}
 
 TEST(Structs, BracedArrayOfObjects) {
   structs::Sample s = {0.5, {1.0, 2.0}}, t = {-0.3, {0.7, -1.1}};
