@@ -58,7 +58,8 @@ FEATURES = {
             'writing through a T& (called on array elements)',
     'structs': 'a struct of reals (scalar and array members of mixed types, an int '
                'member) passed to f and to helpers as const S& or by value, read as '
-               's.m and s.a[i], copied into locals whose members are written',
+               's.m and s.a[i], copied into locals whose members are written, and '
+               'given braced objects that read the members they replace',
     'methods': "the struct's methods: a const one read in expressions (s.get(v)), one "
                'that writes a member of a local copy (c.put(v), returning *this), a '
                'constructor from two reals',
@@ -2092,7 +2093,37 @@ class Generator:
                 b, _ = self.expr(sc, 1)
                 return ['%sS %s(%s, %s);' % (pad, name, a, b),
                         '%s%s = %s;' % (pad, name, sc.struct)]
-            return ['%sS %s = %s;' % (pad, name, sc.struct)]
+            lines = ['%sS %s = %s;' % (pad, name, sc.struct)]
+            if not self.get_t and not any(m.eigen for m in self.members) \
+                    and self.chance(0.35):
+                # Given a braced object that reads the members it replaces
+                # (built whole first, as C++ does: `c = {c.m1, c.m0}`).
+                reads = []
+                for m in self.members:
+                    if m.t == 'i':
+                        continue
+                    if m.length is None:
+                        reads.append('%s.%s' % (name, m.name))
+                    else:
+                        reads += ['%s.%s[%d]' % (name, m.name, j)
+                                  for j in range(m.length)]
+
+                def val(m):
+                    if m.t == 'i':
+                        return '%s.%s' % (name, m.name)
+                    return 'static_cast<%s>(0.75 * %s - 0.5 * %s)' % (
+                        self.ctype(m.t), self.rng.choice(reads),
+                        self.rng.choice(reads))
+                parts = []
+                for m in self.members:
+                    if m.length is None:
+                        parts.append(val(m))
+                    else:
+                        parts.append('{%s}' % ', '.join(val(m) for _ in
+                                                        range(m.length)))
+                if reads:
+                    lines.append('%s%s = {%s};' % (pad, name, ', '.join(parts)))
+            return lines
         if k == 'mput':
             obj = self.rng.choice([o for o in sc.objects if o[1]])[0]
             e, _ = self.expr(sc, ds)
