@@ -572,25 +572,9 @@ bool FunctionLowering::lowerEigenViewAssignment(const clang::Expr *Target,
     Out = Of->Storage;
     return true;
   }
-  std::unique_ptr<EigenTerm> R;
-  if (bare(Rhs)->getType()->isArithmeticType()) {
-    // A number added to (or taken from, or given to) every coefficient of
-    // an array view: `H.diagonal().array() += l`.
-    ExprP V = lowerExpr(Rhs, Pre);
-    if (!V)
-      return true;
-    R = std::make_unique<EigenTerm>();
-    R->K = EigenTerm::Kind::Constant;
-    R->Loc = Loc;
-    R->Scalar = Dst->Scalar;
-    R->Rows = Dst->Rows;
-    R->Cols = Dst->Cols;
-    R->Value = materialize(convertResult(V, Dst->Scalar, Pre), Pre, "_fill",
-                           Loc);
-  } else {
-    R = lowerEigenTerm(Rhs, Pre);
-  }
-  if (R && assignEigenTerm(Of->Storage, Op, R, Pre, Loc, Dst.get()))
+  // An expression, or a number added to (or taken from, or given to)
+  // every coefficient of an array view: `H.diagonal().array() += l`.
+  if (assignToArray(Of->Storage, Op, Rhs, Pre, Loc, Dst.get()))
     Out = Of->Storage;
   return true;
 }

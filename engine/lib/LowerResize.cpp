@@ -150,37 +150,54 @@ void FunctionLowering::lowerSizeChange(const CallExpr *E, StringRef Name,
     return materialize(ir::cast(SizeTy, P->Pos), Pre, "_at", Loc);
   };
   bool FromIterator = NArgs >= 1 && isIteratorExpr(Arg(0));
-  // t.assign(b, e) from another container of the function: its elements
-  // between the two positions.
-  if (Name == "assign" && FromIterator && NArgs == 2 &&
-      isIteratorExpr(Arg(1))) {
-    std::optional<IteratorPosition> B = lowerIteratorPosition(Arg(0), Pre);
+  // [b, e) of another container of the function: its storage, where the
+  // range starts and how long it is (none after an error, reported).
+  struct OtherRange {
+    ExprP Storage, From, N;
+  };
+  auto RangeOfAnother = [&](const clang::Expr *First, const clang::Expr *Last,
+                            const std::string &What,
+                            const std::string &Example)
+      -> std::optional<OtherRange> {
+    std::optional<IteratorPosition> B = lowerIteratorPosition(First, Pre);
     std::optional<IteratorPosition> E =
-        B && B->Pos ? lowerIteratorPosition(Arg(1), Pre) : std::nullopt;
+        B && B->Pos ? lowerIteratorPosition(Last, Pre) : std::nullopt;
     if (!B || !B->Pos || !E || !E->Pos)
-      return;
+      return std::nullopt;
     if (B->Storage->K != ir::ExprKind::VarRef ||
         E->Storage->K != ir::ExprKind::VarRef ||
         B->Storage->V != E->Storage->V || B->Storage->V == V) {
       Diags.report(Loc, Diag::NotSupported)
-          << ("'assign' on '" + V->Name +
-              "' from iterators of two containers or of itself")
-          << "give the range of another container ('t.assign(x.begin(), "
-             "x.end())'), or copy the elements in a loop";
-      return;
+          << (What + " from iterators of two containers or of itself")
+          << ("give the range of another container ('" + Example +
+              "'), or copy the elements in a loop");
+      return std::nullopt;
     }
-    ExprP From = materialize(ir::cast(SizeTy, B->Pos), Pre, "_at", Loc);
+    ExprP From = materialize(ir::cast(SizeTy, B->Pos), Pre, "_from", Loc);
     ExprP N = materialize(
         ir::binary(BO_Sub, ir::cast(SizeTy, E->Pos), From, SizeTy), Pre, "_n",
         Loc);
-    QualType SrcElem = B->Storage->Ty->getPointeeType();
-    SizeTo(N);
-    Fill(ir::intConst(SizeTy, 0), N, [&](ExprP K) {
-      return ir::cast(Elem, ir::index(B->Storage,
-                                      ir::binary(BO_Add, K, From, SizeTy),
-                                      SrcElem));
-    });
-    return Counted(N);
+    return OtherRange{B->Storage, From, N};
+  };
+  // Element K of the range, converted to t's elements.
+  auto RangeElement = [&](const OtherRange &R, ExprP K) {
+    return ir::cast(Elem, ir::index(R.Storage,
+                                    ir::binary(BO_Add, K, R.From, SizeTy),
+                                    R.Storage->Ty->getPointeeType()));
+  };
+  // t.assign(b, e) from another container of the function: its elements
+  // between the two positions.
+  if (Name == "assign" && FromIterator && NArgs == 2 &&
+      isIteratorExpr(Arg(1))) {
+    std::optional<OtherRange> R =
+        RangeOfAnother(Arg(0), Arg(1), "'assign' on '" + V->Name + "'",
+                       "t.assign(x.begin(), x.end())");
+    if (!R)
+      return;
+    SizeTo(R->N);
+    Fill(ir::intConst(SizeTy, 0), R->N,
+         [&](ExprP K) { return RangeElement(*R, K); });
+    return Counted(R->N);
   }
   if (Name == "erase" && FromIterator &&
       (NArgs == 1 || (NArgs == 2 && isIteratorExpr(Arg(1))))) {
@@ -241,33 +258,19 @@ void FunctionLowering::lowerSizeChange(const CallExpr *E, StringRef Name,
     if (!At)
       return;
     // What fills the gap, read before anything moves.
-    ExprP Gap, Value, From;
-    std::optional<IteratorPosition> B;
+    ExprP Gap, Value;
+    std::optional<OtherRange> R;
     if (Repeated) {
       Gap = Lowered(Arg(1), SizeTy, "_gap");
       Value = Gap ? Lowered(Arg(2), Elem, "_v") : nullptr;
       if (!Value)
         return;
     } else {
-      B = lowerIteratorPosition(Arg(1), Pre);
-      std::optional<IteratorPosition> End =
-          B && B->Pos ? lowerIteratorPosition(Arg(2), Pre) : std::nullopt;
-      if (!B || !B->Pos || !End || !End->Pos)
+      R = RangeOfAnother(Arg(1), Arg(2), "'insert' into '" + V->Name + "'",
+                         "t.insert(p, x.begin(), x.end())");
+      if (!R)
         return;
-      if (B->Storage->K != ir::ExprKind::VarRef ||
-          End->Storage->K != ir::ExprKind::VarRef ||
-          B->Storage->V != End->Storage->V || B->Storage->V == V) {
-        Diags.report(Loc, Diag::NotSupported)
-            << ("'insert' into '" + V->Name +
-                "' from iterators of two containers or of itself")
-            << "give the range of another container ('t.insert(p, "
-               "x.begin(), x.end())'), or copy the elements in a loop";
-        return;
-      }
-      From = materialize(ir::cast(SizeTy, B->Pos), Pre, "_from", Loc);
-      Gap = materialize(
-          ir::binary(BO_Sub, ir::cast(SizeTy, End->Pos), From, SizeTy), Pre,
-          "_gap", Loc);
+      Gap = R->N;
     }
     ExprP Old = materialize(ir::ref(Count), Pre, "_old", Loc);
     ExprP N = materialize(ir::binary(BO_Add, Old, Gap, SizeTy), Pre, "_n",
@@ -286,16 +289,9 @@ void FunctionLowering::lowerSizeChange(const CallExpr *E, StringRef Name,
                                     Elem),
                           ir::index(Storage, J, Elem), BO_Assign, Loc));
                     });
-    QualType SrcElem = B ? B->Storage->Ty->getPointeeType() : QualType();
     Fill(At, ir::binary(BO_Add, At, Gap, SizeTy), [&](ExprP K) {
-      if (Value)
-        return Value;
-      return ir::cast(Elem, ir::index(B->Storage,
-                                      ir::binary(BO_Add, From,
-                                                 ir::binary(BO_Sub, K, At,
-                                                            SizeTy),
-                                                 SizeTy),
-                                      SrcElem));
+      return Value ? Value
+                   : RangeElement(*R, ir::binary(BO_Sub, K, At, SizeTy));
     });
     SizeChangeAt = At;
     return Counted(N);
