@@ -47,9 +47,12 @@ bool Function::nameTaken(llvm::StringRef N) const {
 
 Var *Function::makeVar(Var::Kind K, llvm::StringRef Base, QualType Ty,
                        VarDecl *Origin) {
-  std::string Name = Base.str();
+  // A declaration without a name (the object a structured binding names)
+  // gets one: generated code declares it.
+  std::string Stem = Base.empty() ? "_bound" : Base.str();
+  std::string Name = Stem;
   for (unsigned I = 1; nameTaken(Name); ++I)
-    Name = (Base + "_" + llvm::Twine(I)).str();
+    Name = Stem + "_" + std::to_string(I);
   auto V = std::make_unique<Var>();
   V->K = K;
   V->Name = Name;

@@ -519,6 +519,16 @@ ExprP FunctionLowering::lowerDeclRef(const DeclRefExpr *E, Block &Pre) {
   }
   if (isa<EnumConstantDecl>(D))
     return lowerLiteral(E);
+  // A structured binding (`auto &[x, y] = p;`) names a member or an
+  // element of its hidden variable, or, for a std::pair or std::array
+  // (the tuple protocol), what std::get<I> of it gives: that, again.
+  if (const auto *BD = dyn_cast<BindingDecl>(D)) {
+    if (const VarDecl *Holding = BD->getHoldingVar();
+        Holding && Holding->getInit())
+      return lowerExpr(Holding->getInit(), Pre);
+    if (const clang::Expr *B = BD->getBinding())
+      return lowerExpr(B, Pre);
+  }
   if (auto *FD = dyn_cast<FunctionDecl>(D)) {
     // A function passed as a value (fluxion::pass_through(quantize, x)).
     auto R = std::make_shared<ir::Expr>();
@@ -528,8 +538,9 @@ ExprP FunctionLowering::lowerDeclRef(const DeclRefExpr *E, Block &Pre) {
     R->Loc = E->getLocation();
     return R;
   }
-  Diags.report(E->getLocation(), Diag::UnsupportedExpr)
-      << "reference to a function";
+  Diags.report(E->getLocation(), Diag::NotSupported)
+      << ("using '" + D->getNameAsString() + "' here")
+      << "copy its value into a local variable first, and use the local";
   return nullptr;
 }
 
@@ -886,6 +897,48 @@ bool FunctionLowering::lowerArguments(
   return true;
 }
 
+bool FunctionLowering::lowerStdGet(const CallExpr *E, Block &Pre,
+                                   ExprP &Out) {
+  Out = nullptr;
+  // std::get<I>(x) of a std::pair or std::array (what a structured binding
+  // of one reads): its member or element I, where it is.
+  const FunctionDecl *FD = E->getDirectCallee();
+  if (!FD || !FD->isInStdNamespace() || !FD->getIdentifier() ||
+      FD->getName() != "get" || E->getNumArgs() != 1)
+    return false;
+  const TemplateArgumentList *TA = FD->getTemplateSpecializationArgs();
+  if (!TA || TA->size() == 0 ||
+      TA->get(0).getKind() != TemplateArgument::Integral)
+    return false;
+  uint64_t I = TA->get(0).getAsIntegral().getZExtValue();
+  const clang::Expr *Arg = E->getArg(0);
+  QualType T = Arg->getType().getNonReferenceType();
+  const auto *RD = T->getAsCXXRecordDecl();
+  if (!RD || !RD->isInStdNamespace() || !RD->getIdentifier())
+    return false;
+  if (RD->getName() == "pair") {
+    auto Fields = RD->getDefinition()->fields();
+    auto It = Fields.begin();
+    for (uint64_t K = 0; K < I && It != Fields.end(); ++K)
+      ++It;
+    if (It == Fields.end())
+      return false;
+    ExprP X = lowerExpr(Arg, Pre);
+    if (X)
+      Out = ir::member(X, *It);
+    return true;
+  }
+  if (RD->getName() == "array" && containerFixedSize(T) &&
+      !containerElement(T).isNull()) {
+    ExprP X = lowerExpr(Arg, Pre);
+    if (X)
+      Out = index(X, intConst(Ctx.getSizeType(), int64_t(I)),
+                  containerElement(T));
+    return true;
+  }
+  return false;
+}
+
 ExprP FunctionLowering::lowerCall(const CallExpr *E, Block &Pre,
                                   bool TopLevel, bool Discarded) {
   if (isa<CUDAKernelCallExpr, UserDefinedLiteral>(E)) {
@@ -898,6 +951,8 @@ ExprP FunctionLowering::lowerCall(const CallExpr *E, Block &Pre,
   if (const auto *MC = dyn_cast<CXXMemberCallExpr>(E);
       MC && usesPoisoned(MC->getImplicitObjectArgument()))
     return nullptr;
+  if (ExprP G; lowerStdGet(E, Pre, G))
+    return G;
   if (isLambdaCall(E))
     return lowerLambdaCall(E, Pre);
   if (ExprP C; lowerCallTakingLambda(E, Pre, C))

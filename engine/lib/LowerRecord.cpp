@@ -283,6 +283,29 @@ bool FunctionLowering::lowerRecordInit(ExprP Base, QualType Ty,
       }
       return copyMembers(Base, Src, Ty, CE->getBeginLoc(), Out);
     }
+    // std::pair(a, b) (what `return {a, b};` builds): its two members.
+    if (const CXXRecordDecl *RD = Ctor->getParent();
+        RD->isInStdNamespace() && RD->getIdentifier() &&
+        RD->getName() == "pair" && CE->getNumArgs() == 2 &&
+        !Ctor->isCopyOrMoveConstructor()) {
+      auto Field = RD->field_begin();
+      for (unsigned I = 0; I < 2; ++I, ++Field) {
+        QualType FT = Field->getType();
+        if (!FT->isArithmeticType()) {
+          Diags.report(CE->getBeginLoc(), Diag::NotSupported)
+              << "a std::pair of other than numbers"
+              << "use a struct of your own";
+          return false;
+        }
+        ExprP V = lowerExpr(CE->getArg(I), Out);
+        if (!V)
+          return false;
+        Out.push_back(assign(member(Base, *Field),
+                             ir::cast(FT.getUnqualifiedType(), V), BO_Assign,
+                             CE->getArg(I)->getBeginLoc()));
+      }
+      return true;
+    }
     if (!actsTrivially(Ctor))
       return lowerConstructorCall(Base, CE, Out);
   }

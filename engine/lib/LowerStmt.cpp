@@ -720,6 +720,20 @@ bool FunctionLowering::lowerArrayInit(ExprP Base, QualType Ty, const Expr *Init,
           index(Base, intConst(Ctx.IntTy, I), AT->getElementType()), CE, Out);
     return OK;
   }
+  // A copy of another array (`auto [a, b] = arr;`, a lambda's copy of
+  // a captured array): element by element, nested arrays and objects too.
+  if (const auto *AIL = dyn_cast<ArrayInitLoopExpr>(Init->IgnoreImplicit());
+      AIL && AT) {
+    ExprP Src = lowerExpr(AIL->getCommonExpr()->getSourceExpr(), Out);
+    if (!Src)
+      return false;
+    if (!Src->isLValue()) {
+      Diags.report(Init->getBeginLoc(), Diag::NotSupported)
+          << "copying this array" << "copy a variable, a member or an element";
+      return false;
+    }
+    return copyMembers(Base, Src, Ty, Init->getBeginLoc(), Out);
+  }
   const auto *IL = dyn_cast<InitListExpr>(Init->IgnoreImplicit());
   if (!AT || !IL) {
     Diags.report(Init->getBeginLoc(), Diag::UnsupportedExpr)

@@ -80,6 +80,13 @@ static bool namesLocalType(QualType T) {
 static QualType printable(QualType T, const ASTContext &Ctx) {
   if (namesLocalType(T))
     return T.getCanonicalType();
+  // A deduced type ('auto', the object of a structured binding) as what
+  // it was deduced to (qualifying the sugar twice gives `std::std::pair`).
+  if (const auto *AT = dyn_cast<AutoType>(T.getTypePtr());
+      AT && AT->isDeduced() && !AT->getDeducedType().isNull())
+    return printable(
+        Ctx.getQualifiedType(AT->getDeducedType(), T.getLocalQualifiers()),
+        Ctx);
   return TypeName::getFullyQualifiedType(T, Ctx);
 }
 

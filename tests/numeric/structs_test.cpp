@@ -8,8 +8,10 @@
 #include <fluxion/check.hpp>
 #include <fluxion/fluxion.hpp>
 
+#include <array>
 #include <cmath>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "numeric_check.hpp"
@@ -210,6 +212,34 @@ struct Sample {
   return v.x * v.y + v.z + ps[1].pos.x * ps[1].pos.z + ps[0].pos.x * ps[0].m;
 }
 
+// Structured bindings: of an object returned by a callee (a copy), by
+// reference to a local (writes through the names), const, of an array (a
+// copy), of a std::pair returned by `return {a, b};`, of a std::array by
+// reference.
+static Vec3 spherical(double x, double y, double z) {
+  double r = std::sqrt(x * x + y * y + z * z);
+  return {r, std::acos(z / r), std::atan2(y, x)};
+}
+static std::pair<double, double> polar(double x, double y) {
+  return {std::sqrt(x * x + y * y), std::atan2(y, x)};
+}
+[[fluxion::grad]] [[fluxion::jvp]] [[fluxion::hessian]] double
+bound(const Vec3 &a, double k) {
+  auto [r, theta, phi] = spherical(a.x, a.y, a.z);
+  Vec3 v = a;
+  auto &[vx, vy, vz] = v;
+  vx *= r;
+  vz += theta * k;
+  const auto [cx, cy, cz] = v;
+  double arr[2] = {vy, phi};
+  auto [a0, a1] = arr;
+  auto [rho, psi] = polar(vx, k);
+  std::array<double, 2> q = {rho * a0, psi};
+  auto &[q0, q1] = q;
+  q1 = q0 * a1 + q1;
+  return cx * cy + cz + v.x * a0 + q[1] * rho + psi;
+}
+
 } // namespace structs
 
 using nt::ld;
@@ -250,6 +280,16 @@ TEST(Structs, BracedObjectReadingWhatItReplaces) {
   EXPECT_DOUBLE_EQ(r, structs::rotated(o2, a, 0.7));
   // d r / d k through v.y = a.x k and ps[1].m = k.
   EXPECT_NE(d_k, 0.0);
+}
+
+TEST(Structs, StructuredBindings) {
+  structs::Vec3 a = {0.4, -1.2, 0.9};
+  auto R = fluxion::check_gradient(structs::bound, structs::bound_grad, a, 0.7);
+  EXPECT_TRUE(R.ok()) << R;
+  auto J = fluxion::check_jvp(structs::bound, structs::bound_jvp, a, 0.7);
+  EXPECT_TRUE(J.ok()) << J;
+  auto H = fluxion::check_hvp(structs::bound, structs::bound_hvp, a, 0.7);
+  EXPECT_TRUE(H.ok()) << H;
 }
 
 TEST(Structs, BracedArrayOfObjects) {

@@ -250,6 +250,9 @@ private:
                       const clang::Expr *Init, ir::Block &Out);
   // Objects of structs of reals (LowerRecord.cpp): initialisation and
   // copies become member-wise assignments, so later passes see scalars.
+  /// std::get<I>(x) of a std::pair or std::array: true if E is one, with
+  /// Out the member or element (null after an error).
+  bool lowerStdGet(const clang::CallExpr *E, ir::Block &Pre, ir::ExprP &Out);
   /// A std::array place initialised from a braced list, element by
   /// element (LowerRecord.cpp).
   bool lowerStdArrayInit(ir::ExprP Base, clang::QualType Ty,
