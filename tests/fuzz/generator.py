@@ -59,7 +59,8 @@ FEATURES = {
     'structs': 'a struct of reals (scalar and array members of mixed types, an int '
                'member) passed to f and to helpers as const S& or by value, read as '
                's.m and s.a[i], copied into locals whose members are written, and '
-               'given braced objects that read the members they replace',
+               'given braced objects that read the members they replace, and '
+               'named by structured bindings (auto &[b1, b2] = c) written through',
     'methods': "the struct's methods: a const one read in expressions (s.get(v)), one "
                'that writes a member of a local copy (c.put(v), returning *this), a '
                'constructor from two reals',
@@ -2123,6 +2124,18 @@ class Generator:
                                                         range(m.length)))
                 if reads:
                     lines.append('%s%s = {%s};' % (pad, name, ', '.join(parts)))
+            if not any(m.eigen for m in self.members) and self.chance(0.3):
+                # Its members named by a structured binding, one written
+                # through its name.
+                names = [self.fresh('b') for _ in self.members]
+                lines.append('%sauto &[%s] = %s;' % (pad, ', '.join(names), name))
+                scal = [(n, m) for n, m in zip(names, self.members)
+                        if m.t != 'i' and m.length is None]
+                if scal:
+                    n, m = self.rng.choice(scal)
+                    e, _ = self.squash(sc, 1)
+                    lines.append('%s%s = static_cast<%s>(0.5 * %s + %s);' % (
+                        pad, n, self.ctype(m.t), n, e))
             return lines
         if k == 'mput':
             obj = self.rng.choice([o for o in sc.objects if o[1]])[0]
