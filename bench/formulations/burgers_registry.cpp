@@ -177,78 +177,67 @@ Formulation callee_form(std::shared_ptr<BurgersData> d) {
   return F;
 }
 
-Formulation vector_form(std::shared_ptr<BurgersData> d) {
+/// A formulation over std::vector state: the primal, its generated
+/// gradient and its hand-written adjoint share one signature each.
+using VectorPrimal = double (*)(const std::vector<double> &, int, double,
+                                double, double);
+using VectorGrad = double (*)(const std::vector<double> &, int, double, double,
+                              double, std::vector<double> *, double *);
+using VectorManual = double (*)(const std::vector<double> &, int, double,
+                                double, double, std::vector<double> *,
+                                double *, std::size_t *);
+
+Formulation vector_style_form(std::shared_ptr<BurgersData> d, const char *name,
+                              const char *summary, const char *file,
+                              VectorPrimal primal, VectorGrad grad,
+                              VectorManual manual) {
   Formulation F;
-  F.name = "vector";
-  F.summary = "std::vector state, std::copy back, lambda for the wrap-around";
-  F.fluxionSource = "bench/formulations/burgers_vector.cpp";
-  F.manualSource = "bench/formulations/burgers_vector_manual.cpp";
-  F.methods.push_back({"manual", [d](double *out, std::size_t *bytes) {
+  F.name = name;
+  F.summary = summary;
+  F.fluxionSource = std::string("bench/formulations/") + file + ".cpp";
+  F.manualSource = std::string("bench/formulations/") + file + "_manual.cpp";
+  F.methods.push_back({"manual", [d, manual](double *out, std::size_t *bytes) {
                          const auto &in = d->in;
                          std::fill(d->da.begin(), d->da.end(), 0.0);
                          std::size_t stored = 0;
-                         double v = burgers_vector_manual(
-                             in.u0, in.steps, in.nu, in.dt, in.dx, &d->da,
-                             out + in.n, &stored);
+                         double v = manual(in.u0, in.steps, in.nu, in.dt,
+                                           in.dx, &d->da, out + in.n, &stored);
                          std::copy(d->da.begin(), d->da.end(), out);
                          if (bytes)
                            *bytes = stored;
                          return v;
                        }});
-  F.methods.push_back({"fluxion", [d](double *out, std::size_t *bytes) {
+  F.methods.push_back({"fluxion", [d, grad](double *out, std::size_t *bytes) {
                          const auto &in = d->in;
                          std::fill(d->da.begin(), d->da.end(), 0.0);
                          double v = fluxion_call(bytes, [&] {
-                           return burgers_vector_grad(in.u0, in.steps, in.nu,
-                                                      in.dt, in.dx, &d->da,
-                                                      out + in.n);
+                           return grad(in.u0, in.steps, in.nu, in.dt, in.dx,
+                                       &d->da, out + in.n);
                          });
                          std::copy(d->da.begin(), d->da.end(), out);
                          return v;
                        }});
-  F.primal = [d](const std::vector<double> &p) {
+  F.primal = [d, primal](const std::vector<double> &p) {
     const auto &in = d->in;
     std::vector<double> u0(p.begin(), p.begin() + in.n);
-    return burgers_vector(u0, in.steps, p[in.n], in.dt, in.dx);
+    return primal(u0, in.steps, p[in.n], in.dt, in.dx);
   };
   return F;
 }
 
+Formulation vector_form(std::shared_ptr<BurgersData> d) {
+  return vector_style_form(
+      d, "vector",
+      "std::vector state, std::copy back, lambda for the wrap-around",
+      "burgers_vector", burgers_vector, burgers_vector_grad,
+      burgers_vector_manual);
+}
+
 Formulation vector_swap_form(std::shared_ptr<BurgersData> d) {
-  Formulation F;
-  F.name = "vector_swap";
-  F.summary = "std::vector state, the buffers swapped (u.swap(next))";
-  F.fluxionSource = "bench/formulations/burgers_vector_swap.cpp";
-  F.manualSource = "bench/formulations/burgers_vector_swap_manual.cpp";
-  F.methods.push_back({"manual", [d](double *out, std::size_t *bytes) {
-                         const auto &in = d->in;
-                         std::fill(d->da.begin(), d->da.end(), 0.0);
-                         std::size_t stored = 0;
-                         double v = burgers_vector_swap_manual(
-                             in.u0, in.steps, in.nu, in.dt, in.dx, &d->da,
-                             out + in.n, &stored);
-                         std::copy(d->da.begin(), d->da.end(), out);
-                         if (bytes)
-                           *bytes = stored;
-                         return v;
-                       }});
-  F.methods.push_back({"fluxion", [d](double *out, std::size_t *bytes) {
-                         const auto &in = d->in;
-                         std::fill(d->da.begin(), d->da.end(), 0.0);
-                         double v = fluxion_call(bytes, [&] {
-                           return burgers_vector_swap_grad(in.u0, in.steps, in.nu,
-                                                      in.dt, in.dx, &d->da,
-                                                      out + in.n);
-                         });
-                         std::copy(d->da.begin(), d->da.end(), out);
-                         return v;
-                       }});
-  F.primal = [d](const std::vector<double> &p) {
-    const auto &in = d->in;
-    std::vector<double> u0(p.begin(), p.begin() + in.n);
-    return burgers_vector_swap(u0, in.steps, p[in.n], in.dt, in.dx);
-  };
-  return F;
+  return vector_style_form(
+      d, "vector_swap", "std::vector state, the buffers swapped (u.swap(next))",
+      "burgers_vector_swap", burgers_vector_swap, burgers_vector_swap_grad,
+      burgers_vector_swap_manual);
 }
 
 #ifdef FLUXION_FORMULATIONS_ADOLC
