@@ -397,12 +397,12 @@ bool FunctionLowering::lowerAlgorithmLoop(const CallExpr *E, StringRef Name,
     Acc = F->makeVar(Var::Kind::Local, "_acc", T);
     F->Locals.push_back(Acc);
     Vars[AccDecl] = Acc;
-    ExprP Init = lowerExpr(E->getArg(S->Init), Pre);
-    if (!Init)
+    size_t FirstInit = Pre.size();
+    if (!lowerInitInto(ir::ref(Acc), T, E->getArg(S->Init), Pre))
       return true;
-    Pre.push_back(ir::assign(ir::ref(Acc), convertResult(Init, T, Pre),
-                             BO_Assign, Loc));
-    Pre.back()->IsInit = true;
+    for (size_t J = FirstInit; J < Pre.size(); ++J)
+      if (Pre[J]->K == ir::StmtKind::Assign && Pre[J]->LHS->rootVar() == Acc)
+        Pre[J]->IsInit = true;
   }
 
   ir::Block Body;
@@ -469,16 +469,23 @@ bool FunctionLowering::lowerAlgorithmLoop(const CallExpr *E, StringRef Name,
   }
   if (!Result)
     return true;
+  // The result goes to the accumulator or the output element; an object
+  // member by member.
+  auto Store = [&](ExprP Place) {
+    QualType T = Place->Ty.getUnqualifiedType();
+    if (T->isRecordType())
+      return copyMembers(Place, Result, T, Loc, Body);
+    Body.push_back(
+        ir::assign(Place, convertResult(Result, T, Body), BO_Assign, Loc));
+    return true;
+  };
   if (Acc) {
-    Body.push_back(ir::assign(ir::ref(Acc),
-                              convertResult(Result, Acc->Type, Body),
-                              BO_Assign, Loc));
+    if (!Store(ir::ref(Acc)))
+      return true;
   } else if (OutElem) {
     ExprP Place = lowerExpr(OutElem, Body);
-    if (!Place)
+    if (!Place || !Store(Place))
       return true;
-    Body.push_back(ir::assign(Place, convertResult(Result, Place->Ty, Body),
-                              BO_Assign, Loc));
   }
 
   // k = 0; while (k < n) { body; k = k + 1; }

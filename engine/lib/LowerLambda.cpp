@@ -384,9 +384,11 @@ ExprP FunctionLowering::inlineBody(const FunctionDecl *Fn,
       continue;
     }
     // `const std::vector<double> &v` (any const reference to an object):
-    // the argument variable itself, which the body only reads.
+    // the argument variable itself (or the element an algorithm hands
+    // over), which the body only reads.
     if (T->isReferenceType() && !T.getNonReferenceType()->isScalarType() &&
-        isa<DeclRefExpr>(Arg->IgnoreParenImpCasts())) {
+        (isa<DeclRefExpr>(Arg->IgnoreParenImpCasts()) ||
+         StablePlaces.count(Arg))) {
       noteRead(Arg);
       Aliases[P] = Arg;
       continue;

@@ -217,6 +217,12 @@ bool FunctionLowering::lowerRecordInit(ExprP Base, QualType Ty,
     ExprP Src = lowerCall(Call, Out);
     return Src && copyMembers(Base, Src, Ty, Init->getBeginLoc(), Out);
   }
+  // An object itself, not a constructor call: an element an algorithm's
+  // loop hands to a lambda taking it by value (LowerAlgorithms.cpp).
+  if (Init->isGLValue() && Ctx.hasSameUnqualifiedType(Init->getType(), Ty)) {
+    ExprP Src = lowerExpr(Init, Out);
+    return Src && copyMembers(Base, Src, Ty, Init->getBeginLoc(), Out);
+  }
   if (const auto *IL = dyn_cast<InitListExpr>(Init);
       IL && containerFixedSize(Ty) && !containerElement(Ty).isNull())
     return lowerStdArrayInit(Base, Ty, IL, Out);

@@ -188,6 +188,25 @@ extremes(double a, double b, double c) {
   return std::max({a * a, b, c + 1}) * std::min({a, b * c, 2.0});
 }
 
+// Algorithms over a vector of structs: the lambda takes the element by
+// const reference or by value, returns an object into another vector, and
+// folds into an object accumulator.
+[[fluxion::grad]] [[fluxion::jvp]] [[fluxion::hessian]] double
+over_structs(const std::vector<Point> &ps, double w) {
+  double a = std::accumulate(ps.begin(), ps.end(), 0.0,
+                             [](double s, const Point &p) { return s + p.x * p.y; });
+  std::vector<Point> qs(ps.size());
+  std::transform(ps.begin(), ps.end(), qs.begin(), [w](Point p) {
+    return Point{p.y * w, std::sin(p.x)};
+  });
+  Point c = std::accumulate(qs.begin(), qs.end(), Point{w, 0.0},
+                            [](Point acc, const Point &q) {
+                              return Point{acc.x + q.x, acc.y + q.x * q.y};
+                            });
+  std::for_each(ps.begin(), ps.end(), [&](const Point &p) { a += w * p.x; });
+  return a * c.x + c.y;
+}
+
 // A float vector through a template.
 template <class T>
 [[fluxion::grad]] [[fluxion::jvp]] T norm1(const std::vector<T> &v) {
@@ -347,6 +366,26 @@ TEST(Algorithms, MaxAndMinOfALists) {
   EXPECT_NEAR(dc, 1.0, 1e-15);
 }
 
+TEST(Algorithms, LambdasTakingStructElements) {
+  std::vector<itr::Point> ps = {{0.5, 1.0}, {-0.3, 0.2}, {1.2, -0.7}};
+  auto R = fluxion::check_gradient(itr::over_structs, itr::over_structs_grad,
+                                   ps, 0.8);
+  EXPECT_TRUE(R.ok()) << R;
+  auto J = fluxion::check_jvp(itr::over_structs, itr::over_structs_jvp, ps, 0.8);
+  EXPECT_TRUE(J.ok()) << J;
+  auto H = fluxion::check_hvp(itr::over_structs, itr::over_structs_hvp, ps, 0.8);
+  EXPECT_TRUE(H.ok()) << H;
+  // By hand, with one point: f = xy (w + y w) + w x + sin(x)(y w) ... the
+  // derivative along w alone.
+  std::vector<itr::Point> one = {{0.5, 2.0}};
+  std::vector<itr::Point> dp(1);
+  double dw = 0;
+  itr::over_structs_grad(one, 0.8, &dp, &dw);
+  double x = 0.5, y = 2.0, w = 0.8;
+  // a = x y + w x, c.x = w + y w, c.y = y w sin(x).
+  double expect = x * (w + y * w) + (x * y + w * x) * (1 + y) + y * std::sin(x);
+  EXPECT_NEAR(dw, expect, 1e-12);
+}
 TEST(Iterators, FloatTemplate) {
   std::vector<float> v = {0.5f, -1.25f, 2.0f};
   std::vector<float> dv(3);
