@@ -19,6 +19,9 @@
 //   t.assign(b, e)     resize(t, e - b); t[k] = x[b + k] (b, e in x)
 //   t.insert(p, v)     resize(t, t_n + 1); t[k] = t[k - 1] for k from t_n
 //                      down to p + 1; t[p] = v (v read first)
+//   t.insert(p, n, v)  the same by n, with n copies of v; also by e - b
+//   t.insert(p, b, e)  with x[b], ..., x[e - 1] (b, e in x), and by 2
+//   t.insert(p, {a, b}) with a and b
 //
 // each followed by t_n = the new size. push_back (LowerContainer.cpp)
 // grows by one without saving anything.
@@ -81,20 +84,32 @@ void FunctionLowering::lowerSizeChange(const CallExpr *E, StringRef Name,
                            Pre, Name, Loc)
              : nullptr;
   };
-  // {a, b, c}: that many elements, these values.
-  auto FromList = [&](const clang::Expr *L) {
+  // The braced list {a, b, c} of an argument, or none.
+  auto ListOf = [](const clang::Expr *L) -> const InitListExpr * {
     if (const auto *IL = dyn_cast<CXXStdInitializerListExpr>(L))
       L = IL->getSubExpr()->IgnoreImplicit();
-    const auto *Init = dyn_cast<InitListExpr>(L);
-    if (!Init)
-      return false;
-    llvm::SmallVector<ExprP, 8> Values;
+    return dyn_cast<InitListExpr>(L);
+  };
+  // Its values, read into locals before any element moves; false after an
+  // error, reported.
+  auto ListValues = [&](const InitListExpr *Init,
+                        llvm::SmallVectorImpl<ExprP> &Values) {
     for (const clang::Expr *I : Init->inits()) {
       ExprP X = lowerExpr(I, Pre);
       if (!X)
-        return true;
+        return false;
       Values.push_back(materialize(convertResult(X, Elem, Pre), Pre, "_v", Loc));
     }
+    return true;
+  };
+  // {a, b, c}: that many elements, these values.
+  auto FromList = [&](const clang::Expr *L) {
+    const InitListExpr *Init = ListOf(L);
+    if (!Init)
+      return false;
+    llvm::SmallVector<ExprP, 8> Values;
+    if (!ListValues(Init, Values))
+      return true;
     ExprP N = ir::intConst(SizeTy, int64_t(Values.size()));
     SizeTo(N);
     for (size_t K = 0; K < Values.size(); ++K)
@@ -246,21 +261,28 @@ void FunctionLowering::lowerSizeChange(const CallExpr *E, StringRef Name,
     return Counted(N);
   }
   // t.insert(p, n, v); t.insert(p, b, e) from another container of the
-  // function: a gap of n (e - b) elements opened at p, the tail moved up
-  // from the end, then filled.
+  // function; t.insert(p, {a, b}): a gap of n (e - b, the list's length)
+  // elements opened at p, the tail moved up from the end, then filled.
   bool Repeated = (Name == "insert" && FromIterator && NArgs == 3 &&
                    Arg(1)->getType()->isIntegerType() &&
                    Arg(2)->getType()->isArithmeticType());
   bool Range = (Name == "insert" && FromIterator && NArgs == 3 &&
                 isIteratorExpr(Arg(1)) && isIteratorExpr(Arg(2)));
-  if (Repeated || Range) {
+  const InitListExpr *List =
+      Name == "insert" && FromIterator && NArgs == 2 ? ListOf(Arg(1)) : nullptr;
+  if (Repeated || Range || List) {
     ExprP At = Position(Arg(0));
     if (!At)
       return;
     // What fills the gap, read before anything moves.
     ExprP Gap, Value;
     std::optional<OtherRange> R;
-    if (Repeated) {
+    llvm::SmallVector<ExprP, 8> Listed;
+    if (List) {
+      if (!ListValues(List, Listed))
+        return;
+      Gap = ir::intConst(SizeTy, int64_t(Listed.size()));
+    } else if (Repeated) {
       Gap = Lowered(Arg(1), SizeTy, "_gap");
       Value = Gap ? Lowered(Arg(2), Elem, "_v") : nullptr;
       if (!Value)
@@ -289,10 +311,20 @@ void FunctionLowering::lowerSizeChange(const CallExpr *E, StringRef Name,
                                     Elem),
                           ir::index(Storage, J, Elem), BO_Assign, Loc));
                     });
-    Fill(At, ir::binary(BO_Add, At, Gap, SizeTy), [&](ExprP K) {
-      return Value ? Value
-                   : RangeElement(*R, ir::binary(BO_Sub, K, At, SizeTy));
-    });
+    if (List) {
+      for (size_t K = 0; K < Listed.size(); ++K)
+        Pre.push_back(ir::assign(
+            ir::index(Storage,
+                      ir::binary(BO_Add, At, ir::intConst(SizeTy, int64_t(K)),
+                                 SizeTy),
+                      Elem),
+            Listed[K], BO_Assign, Loc));
+    } else {
+      Fill(At, ir::binary(BO_Add, At, Gap, SizeTy), [&](ExprP K) {
+        return Value ? Value
+                     : RangeElement(*R, ir::binary(BO_Sub, K, At, SizeTy));
+      });
+    }
     SizeChangeAt = At;
     return Counted(N);
   }
@@ -330,6 +362,7 @@ void FunctionLowering::lowerSizeChange(const CallExpr *E, StringRef Name,
           TypeName + "')")
       << "use resize(n), resize(n, v), assign(n, v), clear(), pop_back(), "
          "push_back(v), insert(p, v), insert(p, n, v), insert(p, b, e), "
+         "insert(p, {a, b}), "
          "erase(p), erase(p, q), assign(b, e), "
          "swap(u), or assign another container variable or a braced list "
          "('t = x;', 't = {a, b};')";

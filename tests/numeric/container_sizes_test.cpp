@@ -201,9 +201,9 @@ layered(const std::vector<double> &W, const std::vector<double> &x) {
   return s - std::log(p[1]) + p.back() * p.size();
 }
 
-// insert(p, n, v) and insert(p, b, e): runs of copies of a value and
-// ranges of other vectors spliced in front, in the middle, at the end, in
-// a loop, and a run of none.
+// insert(p, n, v), insert(p, b, e) and insert(p, {a, b}): runs of copies
+// of a value, ranges of other vectors and braced lists spliced in front, in
+// the middle, at the end, in a loop, and a run of none.
 template <class T>
 [[fluxion::hessian]] [[fluxion::jvp]] T spliced(const std::vector<T> &x, T w) {
   std::vector<T> p(x.begin(), x.end());
@@ -214,6 +214,10 @@ template <class T>
   p.insert(p.begin() + 4, 0, w);
   for (int r = 0; r < 2; ++r)
     p.insert(p.begin() + 1 + r, 2, std::sin(p[r + 3]) * w);
+  // A braced list whose values read elements the insertion moves.
+  p.insert(p.begin() + 3, {w * p[0], x[1], p[3] * p[7]});
+  for (int r = 0; r < 2; ++r)
+    p.insert(p.end() - 1 - r, {p[r] * w, std::cos(p[r + 4])});
   T s = 0;
   for (std::size_t i = 0; i < p.size(); ++i)
     s += T(i + 1) * p[i] * p[i] + p[i] * w;
