@@ -302,6 +302,7 @@ bool FunctionLowering::lowerContainerCall(const CallExpr *E, ir::Block &Pre,
       // Its storage is lowered below, which counts as a use; these calls
       // use no element.
       if (Name == "size" || Name == "empty" || Name == "reserve" ||
+          Name == "shrink_to_fit" ||
           Name == "capacity")
         StillUnsized = {VD, UnsizedLocals.lookup(VD)};
     }
@@ -486,8 +487,9 @@ bool FunctionLowering::lowerContainerCall(const CallExpr *E, ir::Block &Pre,
     lowerSizeChange(E, Name, V, Count, Pre, Out);
     return true;
   }
-  if (Name == "reserve" && NArgs == 1 && Count) {
-    Out = ir::intConst(Ctx.IntTy, 0); // capacity only
+  // Capacity only: no element or size changes.
+  if ((Name == "reserve" && NArgs == 1) || (Name == "shrink_to_fit" && NArgs == 0)) {
+    Out = ir::intConst(Ctx.IntTy, 0);
     return true;
   }
   // Iterators a position does not cover (LowerIterators.cpp takes

@@ -232,11 +232,15 @@ void FunctionLowering::lowerSizeChange(const CallExpr *E, StringRef Name,
     SizeChangeAt = At;
     return Counted(N);
   }
-  if ((Name == "insert" || Name == "emplace") && FromIterator && NArgs == 2 &&
-      Arg(1)->getType()->isArithmeticType()) {
+  if (((Name == "insert" || Name == "emplace") && FromIterator && NArgs == 2 &&
+       Arg(1)->getType()->isArithmeticType()) ||
+      (Name == "emplace" && FromIterator && NArgs == 1)) {
     ExprP At = Position(Arg(0));
     // The value first: it may be an element the move overwrites.
-    ExprP Value = At ? Lowered(Arg(1), Elem, "_v") : nullptr;
+    // t.emplace(p) value-initialises: a zero.
+    ExprP Value = !At ? nullptr
+                  : NArgs == 1 ? ir::cast(Elem, ir::intConst(Ctx.IntTy, 0))
+                               : Lowered(Arg(1), Elem, "_v");
     if (!Value)
       return;
     ExprP Old = materialize(ir::ref(Count), Pre, "_old", Loc);

@@ -218,6 +218,10 @@ template <class T>
   p.insert(p.begin() + 3, {w * p[0], x[1], p[3] * p[7]});
   for (int r = 0; r < 2; ++r)
     p.insert(p.end() - 1 - r, {p[r] * w, std::cos(p[r + 4])});
+  // A zero put in by emplace without a value; capacity changes nothing.
+  p.emplace(p.begin() + 2);
+  p[2] += w * p[1];
+  p.shrink_to_fit();
   T s = 0;
   for (std::size_t i = 0; i < p.size(); ++i)
     s += T(i + 1) * p[i] * p[i] + p[i] * w;
