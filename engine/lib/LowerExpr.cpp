@@ -385,10 +385,13 @@ bool FunctionLowering::effectGlobal(const Var *V) const {
 }
 
 ExprP FunctionLowering::lowerLValue(const clang::Expr *E, Block &Pre) {
-  ExprP LV = lowerExpr(E, Pre);
-  if (!LV)
+  // (c ? a : b) = v: lowering may give the selected value a local of its
+  // own (an element of a container), which is a place, but not a or b.
+  bool Chosen = isa<AbstractConditionalOperator>(E->IgnoreParenImpCasts());
+  ExprP LV = Chosen ? nullptr : lowerExpr(E, Pre);
+  if (!Chosen && !LV)
     return nullptr;
-  if (!LV->isLValue()) {
+  if (Chosen || !LV->isLValue()) {
     // (c ? a : b) = v, or a function returning such a place: the IR holds
     // it as a value.
     Diags.report(E->getExprLoc(), Diag::NotSupported)
