@@ -62,9 +62,19 @@ BinaryOperatorKind functionalOperator(QualType T) {
       .Default(BO_Comma);
 }
 
+/// std::back_inserter(v), std::ostream_iterator and the like: positions
+/// in no container.
+bool isOutputIterator(const clang::Expr *E) {
+  const auto *RD = E->getType().getNonReferenceType()->getAsCXXRecordDecl();
+  return RD && RD->isInStdNamespace() && RD->getIdentifier() &&
+         RD->getName().ends_with("iterator") && !isIterator(E);
+}
+
 /// An argument that is an operation: a closure, a function object, a
 /// function.
 bool isOperation(const clang::Expr *E) {
+  if (isOutputIterator(E))
+    return false;
   QualType T = E->getType().getNonReferenceType();
   if (T->isFunctionPointerType() || T->isFunctionType())
     return true;
@@ -259,6 +269,16 @@ bool FunctionLowering::lowerAlgorithm(const CallExpr *E, ir::Block &Pre,
            "from the ranges you gave it";
     return true;
   }
+  for (const clang::Expr *A : E->arguments())
+    if (isOutputIterator(A)) {
+      Diags.report(A->getExprLoc(), Diag::NotSupported)
+          << ("std::" + Name.str() +
+              " writing through an inserter or another kind of output "
+              "iterator")
+          << "size the output first ('out.resize(n);') and pass "
+             "'out.begin()'";
+      return true;
+    }
   if (llvm::any_of(E->arguments(),
                    [](const clang::Expr *A) { return isOperation(A); }))
     return lowerAlgorithmLoop(E, Name, Pre, Out);
@@ -297,6 +317,22 @@ bool FunctionLowering::lowerAlgorithmLoop(const CallExpr *E, StringRef Name,
            "container)";
     return true;
   }
+  // Another range and the output: positions in containers of the
+  // function, never an inserter.
+  for (int Index : {S->In2, S->Out})
+    if (Index >= 0 && !isIterator(E->getArg(Index))) {
+      bool Output = Index == S->Out;
+      Diags.report(E->getArg(Index)->getExprLoc(), Diag::NotSupported)
+          << ("std::" + Name.str() +
+              (Output ? " writing through an inserter or another kind of "
+                        "output iterator"
+                      : " reading a second range that is not a position in "
+                        "a container"))
+          << (Output ? "size the output first ('out.resize(n);') and pass "
+                       "'out.begin()'"
+                     : "pass a position in a container ('y.begin()')");
+      return true;
+    }
   // The operations: lambdas (inlined) or std::plus and the like.
   struct Operation {
     const CXXRecordDecl *Closure = nullptr;

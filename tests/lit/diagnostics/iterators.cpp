@@ -6,6 +6,7 @@
 // RUN: %clangxx %fluxion -fsyntax-only -DADVICE %s
 #include <fluxion/fluxion.hpp>
 #include <algorithm>
+#include <iterator>
 #include <numeric>
 #include <vector>
 
@@ -84,4 +85,20 @@ double first(std::vector<double>::const_iterator it) { return *it; }
   std::sort(x.begin(), x.end());
 #endif
   return x[1];
+}
+
+[[fluxion::grad]] double inserters(const std::vector<double> &x, double k) {
+  std::vector<double> out, copy;
+#ifndef ADVICE
+  // CHECK: iterators.cpp:[[@LINE+1]]:38: error: fluxion: std::transform writing through an inserter or another kind of output iterator is not supported in a differentiated function; size the output first ('out.resize(n);') and pass 'out.begin()'
+  std::transform(x.begin(), x.end(), std::back_inserter(out), [k](double v) { return v * k; });
+  // CHECK: iterators.cpp:[[@LINE+1]]:33: error: fluxion: std::copy writing through an inserter
+  std::copy(x.begin(), x.end(), std::back_inserter(copy));
+#else
+  out.resize(x.size());
+  std::transform(x.begin(), x.end(), out.begin(), [k](double v) { return v * k; });
+  copy.resize(x.size());
+  std::copy(x.begin(), x.end(), copy.begin());
+#endif
+  return out[0] * copy[1];
 }
