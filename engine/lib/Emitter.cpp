@@ -396,6 +396,20 @@ Expr *Emitter::callOf(const ir::Expr &E) {
     }
     if (!AE)
       return nullptr;
+    // A T&& parameter (std::make_pair's) is given a local of the
+    // generated code: moved, as the user's temporary was.
+    if (I < E.Callee->getNumParams() && AE->isLValue()) {
+      QualType P = E.Callee->getParamDecl(I)->getType();
+      if (P->isRValueReferenceType()) {
+        ExprResult Moved = S.BuildCXXNamedCast(
+            Loc, tok::kw_static_cast,
+            S.getASTContext().getTrivialTypeSourceInfo(P, Loc), AE,
+            SourceRange(Loc, Loc), SourceRange(Loc, Loc));
+        if (Moved.isInvalid())
+          return bad("call to '" + E.Callee->getNameAsString() + "'");
+        AE = Moved.get();
+      }
+    }
     Args.push_back(AE);
   }
   const FunctionView *View = asView(E.Callee);

@@ -262,6 +262,14 @@ bool FunctionLowering::lowerAlgorithm(const CallExpr *E, ir::Block &Pre,
       Out = iteratorPointer(*P);
     return true;
   }
+  // A std::array's positions are pointers: the same, as a pointer.
+  if (!isIterator(E) && E->getType()->isPointerType() &&
+      hasPositionMarker(Name))
+    if (std::optional<IteratorPosition> P = lowerPositionAlgorithm(E, Pre)) {
+      if (P->Pos)
+        Out = iteratorPointer(*P);
+      return true;
+    }
   if (isIterator(E) && !Discarded) {
     Diags.report(Loc, Diag::NotSupported)
         << ("using the iterator std::" + Name.str() + " returns")

@@ -240,6 +240,28 @@ bool isContainerElementCall(const clang::Stmt *S) {
 bool FunctionLowering::lowerContainerCall(const CallExpr *E, ir::Block &Pre,
                                           ExprP &Out) {
   Out = nullptr;
+  // std::swap of two objects (not containers, not Eigen): their members
+  // exchanged through a copy, as the library's move-based swap does.
+  if (const FunctionDecl *FD = E->getDirectCallee();
+      FD && FD->isInStdNamespace() && FD->getIdentifier() &&
+      FD->getName() == "swap" && E->getNumArgs() == 2 &&
+      !isa<CXXMemberCallExpr>(E) && E->getArg(0)->getType()->isRecordType() &&
+      containerElement(E->getArg(0)->getType()).isNull() &&
+      !eigenShape(E->getArg(0)->getType())) {
+    QualType T = E->getArg(0)->getType().getNonReferenceType().getUnqualifiedType();
+    SourceLocation Loc = E->getExprLoc();
+    ExprP A = lowerLValue(E->getArg(0), Pre);
+    ExprP B = A ? lowerLValue(E->getArg(1), Pre) : nullptr;
+    if (!B)
+      return true;
+    Var *Held = F->makeVar(Var::Kind::Local, "_swapped", T);
+    F->Locals.push_back(Held);
+    if (copyMembers(ir::ref(Held), A, T, Loc, Pre) &&
+        copyMembers(A, B, T, Loc, Pre) &&
+        copyMembers(B, ir::ref(Held), T, Loc, Pre))
+      Out = ir::intConst(Ctx.IntTy, 0);
+    return true;
+  }
   // std::swap of two containers: their elements and sizes exchanged.
   if (isContainerSwap(E)) {
     QualType Elem = containerElement(E->getArg(0)->getType());

@@ -95,10 +95,21 @@ const clang::Expr *containerEnd(const CallExpr *CE, StringRef &Name) {
 bool isIteratorExpr(const clang::Expr *E) {
   if (!containerIteratorElement(E->getType()).isNull())
     return true;
-  // A std::array's iterators are pointers: its begin() and end().
+  // A std::array's iterators are pointers: its begin() and end(), and
+  // those moved by an integer (c.begin() + 1).
+  if (!E->getType()->isPointerType())
+    return false;
+  const clang::Expr *B = bareIterator(E);
+  if (const auto *BO = dyn_cast<BinaryOperator>(B);
+      BO && (BO->getOpcode() == BO_Add || BO->getOpcode() == BO_Sub)) {
+    const clang::Expr *It = BO->getLHS(), *N = BO->getRHS();
+    if (BO->getOpcode() == BO_Add && !It->getType()->isPointerType())
+      std::swap(It, N);
+    return N->getType()->isIntegerType() && isIteratorExpr(It);
+  }
   StringRef Name;
-  const auto *CE = dyn_cast<CallExpr>(bareIterator(E));
-  return E->getType()->isPointerType() && CE && containerEnd(CE, Name);
+  const auto *CE = dyn_cast<CallExpr>(B);
+  return CE && containerEnd(CE, Name);
 }
 
 ExprP FunctionLowering::iteratorPointer(const IteratorPosition &P) {
@@ -137,6 +148,15 @@ FunctionLowering::lowerIteratorPosition(const clang::Expr *E, ir::Block &Pre) {
       }
     }
 
+  // c.begin() + n of a std::array: a pointer moved.
+  if (const auto *BO = dyn_cast<BinaryOperator>(B);
+      BO && (BO->getOpcode() == BO_Add || BO->getOpcode() == BO_Sub)) {
+    const clang::Expr *It = BO->getLHS(), *N = BO->getRHS();
+    if (BO->getOpcode() == BO_Add && !It->getType()->isPointerType())
+      std::swap(It, N);
+    return Moved(lowerIteratorPosition(It, Pre), lowerExpr(N, Pre),
+                 BO->getOpcode());
+  }
   if (const auto *CE = dyn_cast<CallExpr>(B)) {
     // x.begin(), x.end(), std::begin(x), std::end(x).
     StringRef Name;

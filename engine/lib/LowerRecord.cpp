@@ -201,10 +201,37 @@ bool FunctionLowering::lowerStdArrayInit(ExprP Base, QualType Ty,
   return OK;
 }
 
+static bool isStdPair(const CXXRecordDecl *RD) {
+  return RD && RD->isInStdNamespace() && RD->getIdentifier() &&
+         RD->getName() == "pair";
+}
+
 bool FunctionLowering::lowerRecordInit(ExprP Base, QualType Ty,
                                        const clang::Expr *Init, Block &Out) {
   if (refuseObjectWithPointer(Ty, Init->getBeginLoc()))
     return false;
+  // std::pair(a, b), std::make_pair(a, b): the two members.
+  auto PairMembers = [&](const CXXRecordDecl *RD, const clang::Expr *First,
+                         const clang::Expr *Second) {
+    auto Field = RD->field_begin();
+    for (const clang::Expr *A : {First, Second}) {
+      QualType FT = Field->getType();
+      if (!FT->isArithmeticType()) {
+        Diags.report(A->getBeginLoc(), Diag::NotSupported)
+            << "a std::pair of other than numbers"
+            << "use a struct of your own";
+        return false;
+      }
+      ExprP V = lowerExpr(A, Out);
+      if (!V)
+        return false;
+      Out.push_back(assign(member(Base, *Field),
+                           ir::cast(FT.getUnqualifiedType(), V), BO_Assign,
+                           A->getBeginLoc()));
+      ++Field;
+    }
+    return true;
+  };
   if (std::optional<EigenShape> E = eigenShape(Ty);
       E && !E->View && Base->K != ir::ExprKind::VarRef)
     return lowerHeldEigenInit(Base, Ty, Init, Out);
@@ -213,6 +240,13 @@ bool FunctionLowering::lowerRecordInit(ExprP Base, QualType Ty,
   if (const auto *FC = dyn_cast<CXXFunctionalCastExpr>(Init))
     Init = FC->getSubExpr()->IgnoreImplicit();
   if (const auto *Call = dyn_cast<CallExpr>(Init)) {
+    // std::make_pair(a, b): the pair's two members, as its constructor.
+    const FunctionDecl *Callee = Call->getDirectCallee();
+    if (Callee && Callee->isInStdNamespace() && Callee->getIdentifier() &&
+        Callee->getName() == "make_pair" && Call->getNumArgs() == 2 &&
+        isStdPair(Ty->getAsCXXRecordDecl()))
+      return PairMembers(Ty->getAsCXXRecordDecl(), Call->getArg(0),
+                         Call->getArg(1));
     // A function returning the object writes a temporary; copy it.
     ExprP Src = lowerCall(Call, Out);
     return Src && copyMembers(Base, Src, Ty, Init->getBeginLoc(), Out);
@@ -291,27 +325,9 @@ bool FunctionLowering::lowerRecordInit(ExprP Base, QualType Ty,
     }
     // std::pair(a, b) (what `return {a, b};` builds): its two members.
     if (const CXXRecordDecl *RD = Ctor->getParent();
-        RD->isInStdNamespace() && RD->getIdentifier() &&
-        RD->getName() == "pair" && CE->getNumArgs() == 2 &&
-        !Ctor->isCopyOrMoveConstructor()) {
-      auto Field = RD->field_begin();
-      for (unsigned I = 0; I < 2; ++I, ++Field) {
-        QualType FT = Field->getType();
-        if (!FT->isArithmeticType()) {
-          Diags.report(CE->getBeginLoc(), Diag::NotSupported)
-              << "a std::pair of other than numbers"
-              << "use a struct of your own";
-          return false;
-        }
-        ExprP V = lowerExpr(CE->getArg(I), Out);
-        if (!V)
-          return false;
-        Out.push_back(assign(member(Base, *Field),
-                             ir::cast(FT.getUnqualifiedType(), V), BO_Assign,
-                             CE->getArg(I)->getBeginLoc()));
-      }
-      return true;
-    }
+        isStdPair(RD) && CE->getNumArgs() == 2 &&
+        !Ctor->isCopyOrMoveConstructor())
+      return PairMembers(RD, CE->getArg(0), CE->getArg(1));
     if (!actsTrivially(Ctor))
       return lowerConstructorCall(Base, CE, Out);
   }
@@ -399,6 +415,15 @@ bool FunctionLowering::lowerRecordAssignment(const CXXOperatorCallExpr *E,
              copyMembers(Dst, ir::ref(T), Ty, E->getExprLoc(), Out);
     }
     return lowerRecordInit(Dst, E->getArg(0)->getType(), R, Out);
+  }
+  // p = std::make_pair(a, b), p = f(x): the new object, built in a
+  // temporary.
+  if (R->isPRValue() && isa<CallExpr>(R)) {
+    ir::Var *T =
+        F->makeVar(ir::Var::Kind::Temp, "_obj", Ty.getUnqualifiedType());
+    F->Locals.push_back(T);
+    return lowerRecordInit(ir::ref(T), Ty, R, Out) &&
+           copyMembers(Dst, ir::ref(T), Ty, E->getExprLoc(), Out);
   }
   ExprP Src = lowerExpr(R, Out);
   if (!Src)

@@ -784,6 +784,16 @@ bool FunctionLowering::lowerArrayInit(ExprP Base, QualType Ty, const Expr *Init,
   return OK;
 }
 
+/// std::pair of two numbers: its assignments copy the members.
+static bool isPairOfNumbers(const CXXRecordDecl *RD) {
+  if (!RD || !RD->isInStdNamespace() || !RD->getIdentifier() ||
+      RD->getName() != "pair")
+    return false;
+  return llvm::all_of(RD->fields(), [](const FieldDecl *F) {
+    return F->getType()->isArithmeticType();
+  });
+}
+
 bool FunctionLowering::lowerExprStmt(const Expr *E, Block &Out) {
   E = E->IgnoreParens();
   if (const auto *EWC = dyn_cast<ExprWithCleanups>(E))
@@ -800,7 +810,8 @@ bool FunctionLowering::lowerExprStmt(const Expr *E, Block &Out) {
       return lowerIncrement(UO, Out) != nullptr;
   if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(E))
     if (const auto *M = dyn_cast_or_null<CXXMethodDecl>(Op->getDirectCallee()))
-      if (Op->getOperator() == OO_Equal && actsTrivially(M)) {
+      if (Op->getOperator() == OO_Equal &&
+          (actsTrivially(M) || isPairOfNumbers(M->getParent()))) {
         // t = u for a std::array of numbers: element by element.
         QualType T = Op->getArg(0)->getType();
         if (returnsFixedContainer(T.getNonReferenceType()) && !eigenShape(T)) {

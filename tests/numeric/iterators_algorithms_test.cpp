@@ -13,6 +13,7 @@
 #include <fluxion/fluxion.hpp>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <functional>
 #include <iterator>
@@ -207,6 +208,15 @@ over_structs(const std::vector<Point> &ps, double w) {
   return a * c.x + c.y;
 }
 
+// Positions in a local std::array are pointers.
+[[fluxion::grad]] [[fluxion::jvp]] [[fluxion::hessian]] double
+array_positions(double x, double y) {
+  std::array<double, 4> c = {x, 2 * y, x * y, 1.0};
+  double hi = *std::max_element(c.begin(), c.end());
+  double lo = *std::min_element(c.begin(), c.end());
+  return hi * lo + *std::max_element(c.begin() + 1, c.end() - 1);
+}
+
 // A float vector through a template.
 template <class T>
 [[fluxion::grad]] [[fluxion::jvp]] T norm1(const std::vector<T> &v) {
@@ -385,6 +395,19 @@ TEST(Algorithms, LambdasTakingStructElements) {
   // a = x y + w x, c.x = w + y w, c.y = y w sin(x).
   double expect = x * (w + y * w) + (x * y + w * x) * (1 + y) + y * std::sin(x);
   EXPECT_NEAR(dw, expect, 1e-12);
+}
+TEST(Algorithms, PositionsInAStdArray) {
+  for (auto [x, y] : {std::pair{0.4, -1.2}, std::pair{1.3, 0.7}, std::pair{-0.2, 2.0}}) {
+    auto R = fluxion::check_gradient(itr::array_positions,
+                                     itr::array_positions_grad, x, y);
+    EXPECT_TRUE(R.ok()) << R;
+    auto J = fluxion::check_jvp(itr::array_positions, itr::array_positions_jvp,
+                                x, y);
+    EXPECT_TRUE(J.ok()) << J;
+    auto H = fluxion::check_hvp(itr::array_positions, itr::array_positions_hvp,
+                                x, y);
+    EXPECT_TRUE(H.ok()) << H;
+  }
 }
 TEST(Iterators, FloatTemplate) {
   std::vector<float> v = {0.5f, -1.25f, 2.0f};

@@ -240,6 +240,34 @@ bound(const Vec3 &a, double k) {
   return cx * cy + cz + v.x * a0 + q[1] * rho + psi;
 }
 
+// std::make_pair of temporaries (its parameters are T&&), in a declaration,
+// an assignment and a callee's return; std::swap of two objects with an
+// integer, an array member, and of elements of a vector of them.
+struct Tagged {
+  double w;
+  int tag;
+  double v[2];
+};
+inline std::pair<double, double> scaled(double a, double b) {
+  return std::make_pair(a * b, std::sin(b));
+}
+[[fluxion::grad]] [[fluxion::jvp]] [[fluxion::hessian]] double
+paired_swapped(double x, double y) {
+  auto p = std::make_pair(x * 2, y * y);
+  std::pair<double, double> q(1.0, 2.0);
+  q = std::make_pair(p.second + x, 3.0);
+  auto r = scaled(q.first, y);
+  Tagged a{x, 1, {y, x * y}}, b{y * y, 2, {x, 0.5}};
+  std::swap(a, b);
+  std::vector<Tagged> ts = {a, b, a};
+  for (int k = 0; k < 2; ++k) {
+    std::swap(ts[k], ts[k + 1]);
+    ts[k].w *= ts[k + 1].v[1] + ts[k].tag;
+  }
+  return p.first * q.first + r.first * r.second + a.w * a.tag + b.v[1] +
+         ts[0].w * ts[2].v[0] + ts[1].w;
+}
+
 } // namespace structs
 
 using nt::ld;
@@ -290,6 +318,20 @@ TEST(Structs, StructuredBindings) {
   EXPECT_TRUE(J.ok()) << J;
   auto H = fluxion::check_hvp(structs::bound, structs::bound_hvp, a, 0.7);
   EXPECT_TRUE(H.ok()) << H;
+}
+
+TEST(Structs, PairsMadeAndObjectsSwapped) {
+  for (auto [x, y] : {std::pair{0.4, -1.2}, std::pair{1.3, 0.7}}) {
+    auto R = fluxion::check_gradient(structs::paired_swapped,
+                                     structs::paired_swapped_grad, x, y);
+    EXPECT_TRUE(R.ok()) << R;
+    auto J = fluxion::check_jvp(structs::paired_swapped,
+                                structs::paired_swapped_jvp, x, y);
+    EXPECT_TRUE(J.ok()) << J;
+    auto H = fluxion::check_hvp(structs::paired_swapped,
+                                structs::paired_swapped_hvp, x, y);
+    EXPECT_TRUE(H.ok()) << H;
+  }
 }
 
 TEST(Structs, BracedArrayOfObjects) {
