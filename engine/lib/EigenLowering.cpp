@@ -101,6 +101,14 @@ const clang::Expr *bare(const clang::Expr *E) {
   }
 }
 
+bool isStopGradient(const FunctionDecl *FD) {
+  if (!FD || !FD->getIdentifier() || FD->getName() != "stop_gradient")
+    return false;
+  const auto *NS = dyn_cast<NamespaceDecl>(FD->getDeclContext());
+  return NS && NS->getName() == "fluxion" &&
+         NS->getDeclContext()->getRedeclContext()->isTranslationUnit();
+}
+
 DeclContextLookupResult runtimeLookup(ASTContext &Ctx, StringRef Name) {
   for (NamedDecl *NS :
        Ctx.getTranslationUnitDecl()->lookup(&Ctx.Idents.get("fluxion")))

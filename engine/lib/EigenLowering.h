@@ -52,6 +52,9 @@ ir::ExprP eigenStorageElement(const ir::ExprP &Storage, ir::ExprP Idx,
 clang::QualType eigenStorageType(const ir::ExprP &Storage);
 /// How diagnostics name the object Storage points to.
 std::string eigenStorageName(const ir::ExprP &Storage);
+/// fluxion::stop_gradient (an Eigen operand's coefficients under it carry
+/// no derivative: a Function term of it, LowerEigenCoefficients.cpp).
+bool isStopGradient(const clang::FunctionDecl *FD);
 /// A copy of T and its operands (the IR expressions are shared).
 std::unique_ptr<EigenTerm> cloneEigenTerm(const EigenTerm &T);
 } // namespace fluxion

@@ -361,6 +361,15 @@ bool FunctionLowering::lowerContainerLocal(const VarDecl *VD, ir::Block &Out,
   const clang::Expr *Init = InitAs ? InitAs : VD->getInit();
   if (Init)
     Init = Init->IgnoreImplicit();
+  // fluxion::stop_gradient(x) of a container of numbers: a copy of x (the
+  // helper's parameter) whose elements carry no derivative.
+  bool Stopped = false;
+  if (const auto *SG = dyn_cast_or_null<CallExpr>(Init);
+      SG && SG->getNumArgs() == 1 && isStopGradient(SG->getDirectCallee()) &&
+      !Eigen && !Objects) {
+    Init = SG->getArg(0)->IgnoreImplicit();
+    Stopped = true;
+  }
   if (const auto *CE = dyn_cast_or_null<CXXConstructExpr>(Init)) {
     unsigned N = CE->getNumArgs();
     // Arguments a constructor takes by default (an allocator) are left out.
@@ -521,6 +530,14 @@ bool FunctionLowering::lowerContainerLocal(const VarDecl *VD, ir::Block &Out,
         return Bad("from a container of another class");
       return Loop(Count, [&](ExprP K) {
         ExprP X = ir::index(Src, K, SrcElem);
+        if (Stopped) {
+          auto SG = std::make_shared<ir::Expr>();
+          SG->K = ir::ExprKind::StopGrad;
+          SG->Ty = X->Ty;
+          SG->Ops = {X};
+          SG->Loc = Loc;
+          X = SG;
+        }
         return Objects ? X : ir::cast(Elem, X);
       });
     } else if (A0->getType()->isIntegerType() && !Fixed && N <= 2) {

@@ -195,6 +195,17 @@ FunctionLowering::lowerEigenTermOf(const clang::Expr *E, ir::Block &Pre) {
     return nullptr;
   };
 
+  // fluxion::stop_gradient(x): x's coefficients, each with no derivative.
+  if (const auto *CE = dyn_cast<CallExpr>(E);
+      CE && CE->getNumArgs() == 1 && isStopGradient(CE->getDirectCallee())) {
+    Term->K = EigenTerm::Kind::Function;
+    Term->Fn = const_cast<FunctionDecl *>(CE->getDirectCallee());
+    Term->A = lowerEigenTerm(CE->getArg(0), Pre);
+    if (!Term->A)
+      return nullptr;
+    shapeAsOperand(*Term);
+    return Term;
+  }
   // A member of an object (`c.R`, `p->t`): read where the object holds it.
   if (const auto *ME = dyn_cast<MemberExpr>(E);
       ME && eigenShape(E->getType()) && !eigenShape(E->getType())->View) {

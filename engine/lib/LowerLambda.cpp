@@ -14,6 +14,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "fluxion/engine/FunctionViews.h"
+#include "EigenLowering.h"
 #include "fluxion/engine/Lowering.h"
 
 #include "clang/AST/ASTContext.h"
@@ -525,8 +526,9 @@ const CallExpr *FunctionLowering::containerResultCall(const Expr *Init,
   if (R->isReferenceType() ||
       !Ctx.hasSameUnqualifiedType(R, T.getNonReferenceType()))
     return nullptr;
-  // A library function (a std algorithm's result) is not inlined here.
-  if (Callee->isInStdNamespace() ||
+  // A library function (a std algorithm's result) is not inlined here, nor
+  // fluxion::stop_gradient, whose body would pass derivatives on.
+  if (Callee->isInStdNamespace() || isStopGradient(Callee) ||
       Ctx.getSourceManager().isInSystemHeader(Callee->getLocation()))
     return nullptr;
   return Call;

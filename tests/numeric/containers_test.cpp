@@ -331,6 +331,17 @@ chain(const std::vector<Body> &bs, const std::array<Body, 2> &ends, double k) {
   return s + ends[0].m * ends[1].x[1] + std::sin(bs.back().m * k);
 }
 
+// fluxion::stop_gradient of containers: copies with no derivative.
+[[fluxion::grad]] [[fluxion::jvp]] double
+stopped(const std::vector<double> &x, const std::array<double, 2> &a) {
+  std::vector<double> c = fluxion::stop_gradient(x);
+  std::array<double, 2> b = fluxion::stop_gradient(a);
+  double s = 0;
+  for (std::size_t i = 0; i < x.size(); ++i)
+    s += x[i] * c[i];
+  return s + a[0] * b[1] + a[1] * b[0];
+}
+
 } // namespace ctr
 
 namespace {
@@ -614,6 +625,24 @@ TEST(Containers, FixedSizeLocalInJacobianRows) {
   ctr::split_fixed_local_jacobian(x, y, J);
   // d/dx0 of sin(x0 x1) x2 x3 (twice, once through the callee) + ...: not 0.
   EXPECT_NE(J[0], 0.0);
+}
+
+TEST(Containers, StopGradientOfContainers) {
+  // Closed forms (finite differences would see through stop_gradient).
+  std::vector<double> x = {0.4, -1.3, 2.2}, dx(3);
+  std::array<double, 2> a = {0.7, -0.2}, da = {0, 0};
+  double f = ctr::stopped_grad(x, a, &dx, &da);
+  EXPECT_NEAR(f, ctr::stopped(x, a), 1e-12);
+  for (int i = 0; i < 3; ++i)
+    EXPECT_NEAR(dx[i], x[i], 1e-12) << i;
+  EXPECT_NEAR(da[0], a[1], 1e-12);
+  EXPECT_NEAR(da[1], a[0], 1e-12);
+  std::vector<double> tx = {0.5, 0.25, -1.0};
+  std::array<double, 2> ta = {0.3, 0.9};
+  EXPECT_NEAR(ctr::stopped_jvp(x, a, &tx, &ta),
+              dx[0] * tx[0] + dx[1] * tx[1] + dx[2] * tx[2] + da[0] * ta[0] +
+                  da[1] * ta[1],
+              1e-12);
 }
 
 } // namespace

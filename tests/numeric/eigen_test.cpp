@@ -263,6 +263,17 @@ reproject(const double cam[9], const double X[3], const double obs[2],
   r[1] = cam[6] * d * v - obs[1];
 }
 
+// fluxion::stop_gradient of Eigen objects: copied into locals, inside a
+// product, reduced. Only the unstopped uses carry derivatives.
+[[fluxion::grad]] [[fluxion::jvp]] double
+stopped(const Eigen::VectorXd &x, const Eigen::Vector3d &p,
+        const Eigen::MatrixXd &A) {
+  Eigen::VectorXd c = fluxion::stop_gradient(x);
+  Eigen::Vector3d q = fluxion::stop_gradient(p);
+  return x.dot(c) + p.dot(q) + x.dot(fluxion::stop_gradient(A) * x) +
+         fluxion::stop_gradient(x).sum() + fluxion::stop_gradient(p).norm();
+}
+
 } // namespace eig
 
 namespace {
@@ -534,6 +545,31 @@ TEST(Eigen, ByValueAndCallee) {
   auto J = fluxion::check_jvp(eig::by_value, eig::by_value_jvp, vec(4, 0.2),
                               0.7);
   EXPECT_TRUE(J.ok()) << J;
+}
+
+TEST(Eigen, StopGradientOfObjects) {
+  // Closed forms (finite differences would see through stop_gradient):
+  // d/dx = x + (A + A^T) x, d/dp = p, d/dA = 0.
+  MatrixXd A = matrix(3, 3, 0.2);
+  VectorXd x = vec(3, 0.5);
+  Eigen::Vector3d p(0.3, -0.8, 1.1);
+  VectorXd dx = VectorXd::Zero(3);
+  Eigen::Vector3d dp = Eigen::Vector3d::Zero();
+  MatrixXd dA = MatrixXd::Zero(3, 3);
+  double f = eig::stopped_grad(x, p, A, &dx, &dp, &dA);
+  EXPECT_NEAR(f, eig::stopped(x, p, A), 1e-12);
+  VectorXd ex = x + (A + A.transpose()) * x;
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_NEAR(dx(i), ex(i), 1e-12) << i;
+    EXPECT_NEAR(dp(i), p(i), 1e-12) << i;
+  }
+  EXPECT_EQ(dA.norm(), 0.0);
+  // Forward mode agrees: the tangent along (tx, tp, tA) is <grad, t>.
+  VectorXd tx = vec(3, -0.3);
+  Eigen::Vector3d tp(0.5, 0.1, -0.7);
+  MatrixXd tA = matrix(3, 3, 0.9);
+  double t = eig::stopped_jvp(x, p, A, &tx, &tp, &tA);
+  EXPECT_NEAR(t, dx.dot(tx) + dp.dot(tp), 1e-12);
 }
 
 } // namespace
