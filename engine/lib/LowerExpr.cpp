@@ -55,6 +55,18 @@ static bool needsStatements(const clang::Stmt *S) {
   return false;
 }
 
+/// Eigen::MatrixBase<D>, ArrayBase, DenseBase, EigenBase (a generic
+/// function's parameter type).
+static bool isEigenBaseClass(QualType T) {
+  const auto *RD = T.getNonReferenceType()->getAsCXXRecordDecl();
+  const auto *NS =
+      RD ? dyn_cast<NamespaceDecl>(RD->getDeclContext()) : nullptr;
+  return NS && NS->getName() == "Eigen" && RD->getIdentifier() &&
+         llvm::is_contained({"MatrixBase", "ArrayBase", "DenseBase",
+                             "EigenBase", "DenseCoeffsBase"},
+                            RD->getName());
+}
+
 static bool isFluxionHelper(const FunctionDecl *FD, StringRef Name) {
   if (!FD || !FD->getIdentifier() || FD->getName() != Name)
     return false;
@@ -847,6 +859,24 @@ bool FunctionLowering::lowerArguments(
     QualType PT = I < Callee->getNumParams()
                       ? Callee->getParamDecl(I)->getType()
                       : QualType();
+    if (!PT.isNull() && isEigenBaseClass(PT)) {
+      // Its coefficients are reached through Eigen's internals (data(),
+      // derived()), which derivative code does not follow.
+      // As written: MatrixBase<D> in a template, not its instance.
+      const FunctionDecl *Written = Callee->getTemplateInstantiationPattern();
+      QualType Shown = Written && I < Written->getNumParams()
+                           ? Written->getParamDecl(I)->getType()
+                           : PT;
+      std::string Param = Shown.getNonReferenceType().getUnqualifiedType()
+                              .getAsString(Ctx.getPrintingPolicy());
+      Diags.report(A->getExprLoc(), Diag::NotSupported)
+          << ("passing an Eigen object to '" + Callee->getNameAsString() +
+              "', whose parameter is an Eigen base class ('" + Param + "')")
+          << "take the parameter as the type it is given ('const "
+             "Eigen::Vector3d &', 'const Eigen::VectorXd &') or as a "
+             "template parameter ('template <class T> ... (const T &a)')";
+      return false;
+    }
     if (!PT.isNull() && !containerElement(PT).isNull()) {
       L = lowerContainerArg(A, PT, Pre);
     } else if (!PT.isNull() && PT->isReferenceType()) {

@@ -209,6 +209,17 @@ in_long_double(const MatrixXl &A, const VectorXl &x) {
          (y.array() - 0.25L).cube().sum() + H.diagonal().prod();
 }
 
+// A generic helper taking any Eigen type as a template parameter (the
+// advice for one taking Eigen::MatrixBase<D>), called with fixed and
+// dynamic vectors.
+template <class T> double spread(const T &a) {
+  return a.squaredNorm() + a(0) * a(1);
+}
+[[fluxion::grad]] [[fluxion::jvp]] double
+generic_helper(const Eigen::Vector3d &p, const Eigen::VectorXd &q) {
+  return spread(p) * spread(q) + spread(Eigen::Vector3d(p - q.head<3>()));
+}
+
 } // namespace results
 
 using namespace results;
@@ -341,5 +352,17 @@ TEST(EigenResults, LongDouble) {
   auto G = fluxion::check_gradient(in_long_double, in_long_double_grad, A, x);
   EXPECT_TRUE(G.ok()) << G;
   auto J = fluxion::check_jvp(in_long_double, in_long_double_jvp, A, x);
+  EXPECT_TRUE(J.ok()) << J;
+}
+
+TEST(EigenResults, GenericHelperOverEigenTypes) {
+  Eigen::Vector3d p(0.3, -0.8, 1.1);
+  Eigen::VectorXd q(4);
+  q << 0.5, -1.0, 0.25, 2.0;
+  auto R = fluxion::check_gradient(results::generic_helper,
+                                   results::generic_helper_grad, p, q);
+  EXPECT_TRUE(R.ok()) << R;
+  auto J = fluxion::check_jvp(results::generic_helper,
+                              results::generic_helper_jvp, p, q);
   EXPECT_TRUE(J.ok()) << J;
 }

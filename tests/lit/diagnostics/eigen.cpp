@@ -220,3 +220,13 @@ struct Cloud {
     s += (pts.col(i) - c).squaredNorm();
   return s;
 }
+
+// A generic helper over Eigen's base classes; its advice (a template
+// parameter) differentiates (tests/numeric/eigen_results_test.cpp).
+template <class D> double squared(const Eigen::MatrixBase<D> &a) {
+  return a.squaredNorm();
+}
+[[fluxion::grad]] double through_base(const Eigen::Vector3d &p) {
+  // CHECK: eigen.cpp:[[@LINE+1]]:18: error: fluxion: passing an Eigen object to 'squared', whose parameter is an Eigen base class ('Eigen::MatrixBase<D>') is not supported in a differentiated function; take the parameter as the type it is given ('const Eigen::Vector3d &', 'const Eigen::VectorXd &') or as a template parameter ('template <class T> ... (const T &a)')
+  return squared(p);
+}
