@@ -53,6 +53,38 @@ QualType tangentParamType(ASTContext &Ctx, QualType T) {
   return T; // const T* for inputs, T* for outputs: as the parameter itself
 }
 
+/// In an annotated template, a parameter `T` or `const T &` whose T is a
+/// template parameter may be a number or an object: its tangent is
+/// fluxion::tangent_arg_t<T> (helpers.hpp), a value or an address as T
+/// turns out. Null when T is not such a parameter, or the runtime's alias
+/// is not declared.
+static QualType dependentTangentType(Sema &S, QualType T) {
+  if (const auto *RT = T->getAs<ReferenceType>()) {
+    if (!RT->isLValueReferenceType() ||
+        !RT->getPointeeType().isConstQualified())
+      return {};
+    T = RT->getPointeeType();
+  }
+  T = T.getUnqualifiedType();
+  if (!T->getAs<TemplateTypeParmType>())
+    return {};
+  ASTContext &Ctx = S.getASTContext();
+  TypeAliasTemplateDecl *Alias = nullptr;
+  for (NamedDecl *NS :
+       Ctx.getTranslationUnitDecl()->lookup(&Ctx.Idents.get("fluxion")))
+    if (auto *N = dyn_cast<NamespaceDecl>(NS))
+      for (NamedDecl *D : N->lookup(&Ctx.Idents.get("tangent_arg_t")))
+        if (auto *A = dyn_cast<TypeAliasTemplateDecl>(D))
+          Alias = A;
+  if (!Alias)
+    return {};
+  SourceLocation Loc = Alias->getLocation();
+  TemplateArgumentListInfo Args(Loc, Loc);
+  Args.addArgument(TemplateArgumentLoc(TemplateArgument(T),
+                                       Ctx.getTrivialTypeSourceInfo(T, Loc)));
+  return S.CheckTemplateIdType(TemplateName(Alias), Loc, Args);
+}
+
 std::vector<std::pair<std::string, QualType>>
 Differentiator::tangentParams(FunctionDecl *FD,
                               const std::vector<bool> &Active) {
@@ -62,10 +94,14 @@ Differentiator::tangentParams(FunctionDecl *FD,
   };
   for (ParmVarDecl *P : FD->parameters())
     Ps.push_back({NameOf(P), P->getType()});
-  for (unsigned I = 0; I < FD->getNumParams(); ++I)
-    if (Active[I])
-      Ps.push_back({"t_" + NameOf(FD->getParamDecl(I)),
-                    tangentParamType(Ctx, FD->getParamDecl(I)->getType())});
+  for (unsigned I = 0; I < FD->getNumParams(); ++I) {
+    if (!Active[I])
+      continue;
+    QualType T = FD->getParamDecl(I)->getType();
+    QualType Dependent = dependentTangentType(S, T);
+    Ps.push_back({"t_" + NameOf(FD->getParamDecl(I)),
+                  Dependent.isNull() ? tangentParamType(Ctx, T) : Dependent});
+  }
   return Ps;
 }
 

@@ -11,6 +11,8 @@
 #include "template_lib.hpp"
 
 #include <cmath>
+#include <vector>
+#include <type_traits>
 
 namespace ft {
 
@@ -85,6 +87,30 @@ template <int K> double tanh_chain(double x) {
 [[fluxion::grad]] [[fluxion::hessian]] double uses_tanh_chain(double x,
                                                               double y) {
   return tanh_chain<2>(x * y) + x * tanh_chain<1>(y);
+}
+
+// A template parameter that is a number in one instance and an object or a
+// container in others: f_jvp's tangent is the value for a number and the
+// address of an object of the same type otherwise (CONTRACT.md, "C++
+// types"), whichever the instance is.
+struct Pair {
+  double a, b;
+};
+inline double sq_of(double v) { return v * v; }
+inline double sq_of(const Pair &p) { return p.a * p.a + p.b * std::sin(p.a); }
+template <class C>
+[[fluxion::grad]] [[fluxion::jvp]] double energy(const C &c, double k) {
+  double s = 0;
+  if constexpr (std::is_class_v<C>) {
+    if constexpr (std::is_same_v<C, Pair>)
+      s = sq_of(c);
+    else
+      for (double e : c)
+        s += e * e * k;
+  } else {
+    s = sq_of(c) * k;
+  }
+  return s * k;
 }
 
 } // namespace ft
@@ -277,6 +303,38 @@ TEST(Templates, HvpThroughATemplateCalleeWithAResidualRule) {
     for (int r = 0; r < 2; ++r)
       SO_EXPECT_CLOSE(H[r * 2 + c], (gp[r] - gm[r]) / (2 * h), 1e-7);
   }
+}
+
+TEST(Templates, TangentsOfNumbersObjectsAndContainers) {
+  double k = 0.7;
+  std::vector<double> v = {0.5, -1.25, 2.0}, tv = {0.3, 0.1, -0.4};
+  auto R = fluxion::check_gradient(ft::energy<std::vector<double>>,
+                                   ft::energy_grad<std::vector<double>>, v, k);
+  EXPECT_TRUE(R.ok()) << R;
+  auto J = fluxion::check_jvp(ft::energy<std::vector<double>>,
+                              ft::energy_jvp<std::vector<double>>, v, k);
+  EXPECT_TRUE(J.ok()) << J;
+  // Deduced, with the tangent given by address.
+  std::vector<double> dv(3);
+  double dk = 0;
+  ft::energy_grad(v, k, &dv, &dk);
+  double expect = dk * 0.5;
+  for (int i = 0; i < 3; ++i)
+    expect += dv[i] * tv[i];
+  SO_EXPECT_CLOSE(ft::energy_jvp(v, k, &tv, 0.5), expect, 1e-13);
+  ft::Pair p{0.4, -0.9}, tp{1.0, 0.5};
+  auto RP = fluxion::check_gradient(ft::energy<ft::Pair>,
+                                    ft::energy_grad<ft::Pair>, p, k);
+  EXPECT_TRUE(RP.ok()) << RP;
+  ft::Pair dp{};
+  double dkp = 0;
+  ft::energy_grad(p, k, &dp, &dkp);
+  SO_EXPECT_CLOSE(ft::energy_jvp(p, k, &tp, 0.0), dp.a * tp.a + dp.b * tp.b,
+                  1e-13);
+  // A number: its tangent is a value, as before.
+  double dx = 0, dkx = 0;
+  ft::energy_grad(1.5, k, &dx, &dkx);
+  SO_EXPECT_CLOSE(ft::energy_jvp(1.5, k, 2.0, 0.0), 2.0 * dx, 1e-13);
 }
 
 } // namespace

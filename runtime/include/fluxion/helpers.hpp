@@ -14,6 +14,14 @@ namespace fluxion {
 /// stop_gradient, JAX's lax.stop_gradient).
 template <class T> inline T stop_gradient(T X) { return X; }
 
+/// The tangent parameter of f_jvp for an input of type T when an annotated
+/// template's parameter type depends on its template arguments: the value
+/// for a number, the address of an object of the same type otherwise
+/// (CONTRACT.md, "C++ types").
+template <class T>
+using tangent_arg_t =
+    std::conditional_t<std::is_class_v<T> || std::is_union_v<T>, const T *, T>;
+
 /// Returns Fn(X); its derivative is the identity (TensorFlow's
 /// grad_pass_through, the straight-through estimator).
 template <class F, class T> inline T pass_through(F Fn, T X) {
