@@ -102,6 +102,10 @@ std::optional<LoopShape> loopShape(StringRef Name, unsigned NArgs) {
     S.In1 = 0, S.Last = 1, S.Init = 2, S.Op = 3;
   else if (Name == "inner_product" && NArgs == 6)
     S.In1 = 0, S.Last = 1, S.In2 = 2, S.Init = 3, S.Op = 4, S.Op2 = 5;
+  else if ((Name == "count_if" || Name == "any_of" || Name == "all_of" ||
+            Name == "none_of") &&
+           NArgs == 3)
+    S.In1 = 0, S.Last = 1, S.Op = 2;
   else
     return std::nullopt;
   return S;
@@ -449,6 +453,21 @@ bool FunctionLowering::lowerAlgorithmLoop(const CallExpr *E, StringRef Name,
         Pre[J]->IsInit = true;
   }
 
+  // The tests' counts and answers: an integer or a bool, folded in the
+  // loop with no derivative (count_if, any_of, all_of, none_of).
+  bool Test = Name == "count_if" || Name == "any_of" || Name == "all_of" ||
+              Name == "none_of";
+  if (Test) {
+    QualType T = E->getType().getNonReferenceType().getUnqualifiedType();
+    Acc = F->makeVar(Var::Kind::Local, ("_" + Name).str(), T);
+    F->Locals.push_back(Acc);
+    ExprP Start = T->isBooleanType()
+                      ? ir::boolConst(Ctx, Name == "all_of")
+                      : ir::intConst(T, 0);
+    Pre.push_back(ir::assign(ir::ref(Acc), Start, BO_Assign, Loc));
+    Pre.back()->IsInit = true;
+  }
+
   ir::Block Body;
   ++LoopDepth;
   auto Leave = llvm::make_scope_exit([&] { --LoopDepth; });
@@ -523,7 +542,21 @@ bool FunctionLowering::lowerAlgorithmLoop(const CallExpr *E, StringRef Name,
         ir::assign(Place, convertResult(Result, T, Body), BO_Assign, Loc));
     return true;
   };
-  if (Acc) {
+  if (Test) {
+    QualType T = Acc->Type;
+    ExprP Holds = ir::cast(Ctx.BoolTy, Result);
+    ExprP Next =
+        !T->isBooleanType()
+            ? ir::binary(BO_Add, ir::ref(Acc),
+                         ir::cond(Holds, ir::intConst(T, 1), ir::intConst(T, 0), T),
+                         T, Loc)
+        : Name == "all_of"
+            ? ir::binary(BO_LAnd, ir::ref(Acc), Holds, T, Loc)
+            : ir::binary(BO_LOr, ir::ref(Acc), Holds, T, Loc);
+    Body.push_back(ir::assign(ir::ref(Acc), Next, BO_Assign, Loc));
+    if (Name == "none_of")
+      Out = ir::unary(UO_LNot, ir::ref(Acc, Loc), T);
+  } else if (Acc) {
     if (!Store(ir::ref(Acc)))
       return true;
   } else if (OutElem) {
@@ -544,7 +577,8 @@ bool FunctionLowering::lowerAlgorithmLoop(const CallExpr *E, StringRef Name,
       BO_Assign, Loc));
   L->Then = std::move(Body);
   Pre.push_back(std::move(L));
-  Out = Acc ? ir::ref(Acc, Loc) : ir::intConst(Ctx.IntTy, 0);
+  if (!Out)
+    Out = Acc ? ir::ref(Acc, Loc) : ir::intConst(Ctx.IntTy, 0);
   return true;
 }
 

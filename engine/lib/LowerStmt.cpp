@@ -988,12 +988,22 @@ bool FunctionLowering::lowerIf(const IfStmt *S, Block &Out) {
   return OK;
 }
 
+/// A 'continue' of this loop in its body (not of a loop nested in it).
+static bool continuesThis(const clang::Stmt *S) {
+  if (!S || isa<ForStmt, WhileStmt, DoStmt, CXXForRangeStmt>(S))
+    return false;
+  if (isa<ContinueStmt>(S))
+    return true;
+  return llvm::any_of(S->children(),
+                      [](const clang::Stmt *C) { return continuesThis(C); });
+}
+
 bool FunctionLowering::lowerLoop(const Expr *Cond, const clang::Stmt *Body,
                                  const Expr *Inc, bool TestFirst,
                                  SourceLocation Loc, Block &Out) {
   auto L = std::make_unique<ir::Stmt>(StmtKind::Loop, Loc);
   L->TestFirst = TestFirst;
-  Block CondPre;
+  Block CondPre, GuardAfterBody;
   ExprP C = Cond ? lowerExpr(Cond, CondPre) : boolConst(Ctx, true);
   if (!C)
     return false;
@@ -1007,12 +1017,22 @@ bool FunctionLowering::lowerLoop(const Expr *Cond, const clang::Stmt *Body,
     Block Guard = std::move(CondPre);
     Guard.push_back(ifStmt(NotC, std::move(Exit)));
     if (!TestFirst) {
-      Diags.report(Loc, Diag::UnsupportedExpr)
-          << "call in the condition of a do-while loop";
-      return false;
+      // do { body } while (c): while (true) { body; if (!c) break; }, the
+      // guard after the body, where a 'continue' would skip it.
+      if (continuesThis(Body)) {
+        Diags.report(Cond->getBeginLoc(), Diag::NotSupported)
+            << "a 'continue' in a do-while loop whose condition calls a "
+               "function or changes a variable"
+            << "compute the condition into a variable at the end of the "
+               "body ('more = ++it < n;') and test that ('while (more)')";
+        return false;
+      }
+      GuardAfterBody = std::move(Guard);
+      L->TestFirst = true;
+    } else {
+      for (StmtP &S : Guard)
+        L->body().push_back(std::move(S));
     }
-    for (StmtP &S : Guard)
-      L->body().push_back(std::move(S));
     C = boolConst(Ctx, true);
   }
   L->Cond = C;
@@ -1027,6 +1047,8 @@ bool FunctionLowering::lowerLoop(const Expr *Cond, const clang::Stmt *Body,
   --LoopDepth;
   if (Outermost)
     LoopEntry = nullptr;
+  for (StmtP &S : GuardAfterBody)
+    L->body().push_back(std::move(S));
   if (Inc)
     OK &= lowerExprStmt(Inc, L->inc());
   for (StmtP &S : Entry)

@@ -3,6 +3,9 @@
 // whose trip count depends on the data, variables overwritten in loops.
 #include <fluxion/fluxion.hpp>
 
+#include <cmath>
+#include <utility>
+
 #include "numeric_check.hpp"
 
 namespace cf {
@@ -130,6 +133,23 @@ namespace cf {
   return t * t;
 }
 
+// do-while loops whose conditions advance a counter or call a function,
+// with a break in one of them.
+inline double halve(double v) { return 0.5 * v; }
+[[fluxion::grad]] double do_counted(double x, double w) {
+  int it = 0;
+  do {
+    x = x * w + std::sin(x);
+  } while (++it < 3);
+  double y = x;
+  do {
+    y = y * y * 0.5 + w;
+    if (y > 40)
+      break;
+  } while (halve(y) < 8 && it++ < 10);
+  return x + y * w;
+}
+
 } // namespace cf
 
 using nt::ld;
@@ -194,6 +214,17 @@ TEST(ControlFlow, DoWhileNewton) {
         [](double v, double *d) { return cf::newton_sqrt_grad(v, d); }, a);
     // The derivative of the converged iteration is that of sqrt.
     NT_EXPECT_CLOSE(g, 0.5L / std::sqrt((ld)a), 1e-9L, 0.0L);
+  }
+}
+
+TEST(ControlFlow, DoWhileWithStatementsInTheCondition) {
+  for (auto [x, w] : {std::pair{0.3, 1.1}, std::pair{-0.6, 0.9},
+                      std::pair{1.2, 1.4}}) {
+    auto F = [](const double *v) { return cf::do_counted(v[0], v[1]); };
+    auto G = [](const double *v, double *d) {
+      return cf::do_counted_grad(v[0], v[1], &d[0], &d[1]);
+    };
+    nt::check_gradient<double>(F, G, {x, w});
   }
 }
 

@@ -208,6 +208,20 @@ over_structs(const std::vector<Point> &ps, double w) {
   return a * c.x + c.y;
 }
 
+// Tests over the elements with lambdas: a count and answers that carry no
+// derivative, used to scale the result.
+[[fluxion::grad]] [[fluxion::jvp]] [[fluxion::hessian]] double
+tested(const std::vector<double> &x, double w) {
+  auto n = std::count_if(x.begin(), x.end(), [w](double v) { return v > w; });
+  bool any = std::any_of(x.begin(), x.end(), [&](double v) { return v * w > 1; });
+  bool all = std::all_of(x.begin() + 1, x.end(), [](double v) { return v < 3; });
+  bool none = std::none_of(x.begin(), x.end(), [](double v) { return v > 5; });
+  long m = fluxion::stop_gradient(
+      std::count_if(x.begin(), x.end(), [](double v) { return v < 0; }));
+  return (double(n) + 0.5 * m) * x[0] * w + (any ? x[1] : x[2]) +
+         (all ? 2.0 : 3.0) * w * w + (none ? x[3] : 0.0);
+}
+
 // Positions in a local std::array are pointers.
 [[fluxion::grad]] [[fluxion::jvp]] [[fluxion::hessian]] double
 array_positions(double x, double y) {
@@ -396,6 +410,17 @@ TEST(Algorithms, LambdasTakingStructElements) {
   double expect = x * (w + y * w) + (x * y + w * x) * (1 + y) + y * std::sin(x);
   EXPECT_NEAR(dw, expect, 1e-12);
 }
+TEST(Algorithms, CountsAndAnswersOfTests) {
+  for (double w : {0.2, 0.8, 2.5}) {
+    auto R = fluxion::check_gradient(itr::tested, itr::tested_grad, X, w);
+    EXPECT_TRUE(R.ok()) << R;
+    auto J = fluxion::check_jvp(itr::tested, itr::tested_jvp, X, w);
+    EXPECT_TRUE(J.ok()) << J;
+    auto H = fluxion::check_hvp(itr::tested, itr::tested_hvp, X, w);
+    EXPECT_TRUE(H.ok()) << H;
+  }
+}
+
 TEST(Algorithms, PositionsInAStdArray) {
   for (auto [x, y] : {std::pair{0.4, -1.2}, std::pair{1.3, 0.7}, std::pair{-0.2, 2.0}}) {
     auto R = fluxion::check_gradient(itr::array_positions,
