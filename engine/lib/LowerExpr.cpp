@@ -67,6 +67,14 @@ static bool isEigenBaseClass(QualType T) {
                             RD->getName());
 }
 
+/// A class without data (a user's stateless function object): passed by
+/// value with nothing to differentiate.
+static bool isStateless(QualType T) {
+  const auto *RD = T.getNonReferenceType()->getAsCXXRecordDecl();
+  return RD && RD->hasDefinition() && RD->isEmpty() && !RD->isLambda() &&
+         !RD->isInStdNamespace();
+}
+
 static bool isFluxionHelper(const FunctionDecl *FD, StringRef Name) {
   if (!FD || !FD->getIdentifier() || FD->getName() != Name)
     return false;
@@ -883,6 +891,17 @@ bool FunctionLowering::lowerArguments(
       if (PT->isLValueReferenceType() && PT->getPointeeType().isConstQualified())
         noteRead(A);
       L = lowerReferenceArg(A, PT, Pre);
+    } else if (!PT.isNull() && isStateless(PT)) {
+      // A function object with no data, by value: the argument if it is a
+      // variable, else an object of the class made here.
+      QualType T = PT.getNonReferenceType().getUnqualifiedType();
+      const clang::Expr *Src = A->IgnoreImplicit()->IgnoreParens();
+      if (const auto *CE = dyn_cast<CXXConstructExpr>(Src);
+          CE && CE->getNumArgs() == 1)
+        Src = CE->getArg(0)->IgnoreImplicit()->IgnoreParens();
+      ExprP Obj = isa<DeclRefExpr>(Src) ? lowerExpr(Src, Pre)
+                                        : lowerTemporaryObject(Src, Pre);
+      L = Obj ? addressOf(Obj, Ctx.getPointerType(T)) : nullptr;
     } else if (!PT.isNull() && isDifferentiableRecord(PT)) {
       // An object passed by value is read in place (the callee does not
       // write it: its own lowering checks): the copy's source, by address.

@@ -494,6 +494,14 @@ ExprP FunctionLowering::lowerTemporaryObject(const clang::Expr *E,
   QualType Ty = E->getType().getUnqualifiedType();
   if (refuseStdFunction(E))
     return nullptr;
+  // A function object with no data (`Sp{}(v)`): an object of its class,
+  // with nothing to initialise.
+  if (const CXXRecordDecl *RD = Ty->getAsCXXRecordDecl();
+      RD && RD->hasDefinition() && RD->isEmpty() && !RD->isLambda()) {
+    ir::Var *T = F->makeVar(ir::Var::Kind::Local, "_fn", Ty);
+    F->Locals.push_back(T);
+    return ir::ref(T);
+  }
   if (!isDifferentiableRecord(Ty)) {
     Diags.report(E->getExprLoc(), Diag::NotSupported)
         << "a temporary object passed by reference"

@@ -225,6 +225,11 @@ bool FunctionLowering::checkType(QualType T, SourceLocation Loc,
   QualType U = T.getCanonicalType();
   if (U->isArithmeticType() || U->isEnumeralType())
     return true;
+  // A function object with no data: nothing to differentiate or record.
+  if (const CXXRecordDecl *RD = U->getAsCXXRecordDecl();
+      RD && RD->hasDefinition() && RD->isEmpty() && !RD->isLambda() &&
+      !RD->isInStdNamespace() && !isInEigen(RD))
+    return true;
   if (isDifferentiableRecord(U)) {
     // Locals (and globals, read in place) are storage like arrays; a
     // parameter by value is not lowered yet.

@@ -10,6 +10,7 @@
 #include <fluxion/fluxion.hpp>
 
 #include <cmath>
+#include <utility>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -177,6 +178,28 @@ called_on_its_own_result(double x, double y) {
   return f(f(x) + g(f(y))) + g(g(x));
 }
 
+// Function objects: stateless ones passed by value to a template callee,
+// made in place, held in a local, called from a lambda; one with a member.
+struct Square {
+  double operator()(double v) const { return v * v; }
+};
+struct Softplus {
+  double operator()(double v) const { return std::log1p(std::exp(v)); }
+};
+struct Scaling {
+  double k;
+  double operator()(double v) const { return k * v; }
+};
+template <class F> double apply_twice(F f, double v) { return f(f(v)); }
+[[fluxion::grad]] [[fluxion::jvp]] [[fluxion::hessian]] double
+functors(double x, double w) {
+  Square sq;
+  double a = apply_twice(Square{}, x) + apply_twice(sq, w);
+  double b = Softplus()(x * w) + sq(x - w);
+  auto through = [&](double v) { return Softplus{}(v) * w; };
+  return a * 0.1 + b + through(x) + apply_twice(Scaling{w}, x);
+}
+
 } // namespace lam
 
 namespace {
@@ -324,6 +347,17 @@ TEST(Lambdas, InACalleeWithHessian) {
   auto H = fluxion::check_hvp(lam::in_callee, lam::in_callee_hvp,
                               fluxion::span(z, 3));
   EXPECT_TRUE(H.ok()) << H;
+}
+
+TEST(Lambdas, FunctionObjects) {
+  for (auto [x, w] : {std::pair{0.4, -1.2}, std::pair{1.3, 0.7}}) {
+    auto R = fluxion::check_gradient(lam::functors, lam::functors_grad, x, w);
+    EXPECT_TRUE(R.ok()) << R;
+    auto J = fluxion::check_jvp(lam::functors, lam::functors_jvp, x, w);
+    EXPECT_TRUE(J.ok()) << J;
+    auto H = fluxion::check_hvp(lam::functors, lam::functors_hvp, x, w);
+    EXPECT_TRUE(H.ok()) << H;
+  }
 }
 
 } // namespace
