@@ -634,6 +634,20 @@ Expr *Emitter::expr(const ir::Expr &E) {
             Sub, SourceRange(Loc, Loc), SourceRange(Loc, Loc));
         return R.isInvalid() ? bad("cast") : R.get();
       }
+      // The elements of a plain array given as a std::array of them
+      // (f_hessian's unit vectors for f_hvp): a reinterpret_cast.
+      QualType FromElem = From->isPointerType() ? From->getPointeeType()
+                          : From->isArrayType()
+                              ? Ctx.getAsArrayType(From)->getElementType()
+                              : QualType();
+      if (!FromElem.isNull() && FromElem->isArithmeticType() &&
+          E.Ty->getPointeeType()->isRecordType()) {
+        ExprResult R = S.BuildCXXNamedCast(
+            Loc, tok::kw_reinterpret_cast,
+            Ctx.getTrivialTypeSourceInfo(E.Ty, Loc), Sub,
+            SourceRange(Loc, Loc), SourceRange(Loc, Loc));
+        return R.isInvalid() ? bad("cast") : R.get();
+      }
       return Sub; // array-to-pointer decay: implicit in C++
     }
     if (isa<BinaryOperator, ConditionalOperator>(Sub->IgnoreImpCasts()))

@@ -37,6 +37,12 @@ static uint64_t flatSize(ASTContext &Ctx, const ParmVarDecl *P) {
     QualType E = AT->getElementType();
     return E->isRealFloatingType() ? N : 0;
   }
+  // A std::array of reals (not an Eigen object, whose alignment a plain
+  // array of its coefficients may not have).
+  QualType T = P->getType().getNonReferenceType();
+  if (std::optional<uint64_t> N = containerFixedSize(T);
+      N && !eigenShape(T) && containerElement(T)->isRealFloatingType())
+    return *N;
   return 0;
 }
 
@@ -195,6 +201,9 @@ void Differentiator::defineDenseHessian(UserEntry &E, FunctionDecl *Def) {
     Var *V, *HV;
     uint64_t Offset, Size;
     QualType Elem;
+    /// A std::array parameter's type: f_hvp takes its v and hv as
+    /// std::arrays, given here the plain arrays of the same elements.
+    QualType Container;
   };
   std::vector<Slot> Slots;
   uint64_t N = 0;
@@ -205,9 +214,11 @@ void Differentiator::defineDenseHessian(UserEntry &E, FunctionDecl *Def) {
     uint64_t Size = flatSize(Ctx, P);
     QualType Own = P->getType().getNonReferenceType();
     bool Scalar = Size == 1 && Own->isRealFloatingType();
-    QualType PT = Scalar ? Own.getUnqualifiedType()
-                         : Ctx.getBaseElementType(P->getOriginalType())
-                               .getUnqualifiedType();
+    bool StdArray = !Scalar && !containerElement(Own).isNull();
+    QualType PT = Scalar     ? Own.getUnqualifiedType()
+                  : StdArray ? containerElement(Own).getUnqualifiedType()
+                             : Ctx.getBaseElementType(P->getOriginalType())
+                                   .getUnqualifiedType();
     QualType VT = Scalar ? PT
                          : Ctx.getConstantArrayType(PT, llvm::APInt(64, Size),
                                                     nullptr,
@@ -219,7 +230,8 @@ void Differentiator::defineDenseHessian(UserEntry &E, FunctionDecl *Def) {
     V->ZeroInit = HV->ZeroInit = true;
     F.Locals.push_back(V);
     F.Locals.push_back(HV);
-    Slots.push_back({V, HV, N, Size, PT});
+    Slots.push_back({V, HV, N, Size, PT,
+                     StdArray ? Own.getUnqualifiedType() : QualType()});
     N += Size;
   }
   auto IntC = [&](int64_t X) { return ir::intConst(Int, X); };
@@ -246,15 +258,18 @@ void Differentiator::defineDenseHessian(UserEntry &E, FunctionDecl *Def) {
         ir::assign(Elem(Sl.HV, ir::ref(J), ET), ir::floatConst(ET, 0)));
     for (StmtP &St : Loop(J, Sl.Size, std::move(Init)))
       Row.push_back(std::move(St));
-    Args.push_back(Sl.V->isArray() ? ir::cast(Ctx.getPointerType(ET),
-                                              ir::ref(Sl.V))
+    QualType VPtr = Ctx.getPointerType(
+        Sl.Container.isNull() ? ET : Sl.Container.withConst());
+    Args.push_back(Sl.V->isArray() ? ir::cast(VPtr, ir::ref(Sl.V))
                                    : ir::ref(Sl.V));
   }
-  for (const Slot &Sl : Slots)
+  for (const Slot &Sl : Slots) {
+    QualType HVPtr = Ctx.getPointerType(
+        Sl.Container.isNull() ? Sl.Elem : Sl.Container);
     Args.push_back(Sl.HV->isArray()
-                       ? ir::cast(Ctx.getPointerType(Sl.Elem), ir::ref(Sl.HV))
-                       : ir::addrOf(ir::ref(Sl.HV),
-                                    Ctx.getPointerType(Sl.Elem)));
+                       ? ir::cast(HVPtr, ir::ref(Sl.HV))
+                       : ir::addrOf(ir::ref(Sl.HV), HVPtr));
+  }
   Row.push_back(ir::eval(ir::call(E.HVP, Args, Ctx.VoidTy)));
   for (const Slot &Sl : Slots) {
     // H[k * N + offset + j] = hv[j]

@@ -331,6 +331,13 @@ chain(const std::vector<Body> &bs, const std::array<Body, 2> &ends, double k) {
   return s + ends[0].m * ends[1].x[1] + std::sin(bs.back().m * k);
 }
 
+// A dense Hessian over a std::array parameter and a scalar (flattened in
+// parameter order).
+[[fluxion::hessian]] double array_hessian(const std::array<double, 3> &a,
+                                          double w) {
+  return a[0] * a[1] * w + std::sin(a[2] * w) + a[1] * a[1] * a[2];
+}
+
 // fluxion::stop_gradient of containers: copies with no derivative.
 [[fluxion::grad]] [[fluxion::jvp]] double
 stopped(const std::vector<double> &x, const std::array<double, 2> &a) {
@@ -575,6 +582,22 @@ TEST(Containers, LocalContainerDenseHessian) {
     for (int j = 0; j < 3; ++j)
       EXPECT_NEAR(H[i * 3 + j], hv[j], 1e-13) << i << "," << j;
   }
+}
+
+TEST(Containers, DenseHessianOfAStdArray) {
+  std::array<double, 3> a = {0.3, 0.5, -0.7};
+  double w = 1.3, H[16];
+  ctr::array_hessian_hessian(a, w, H);
+  // Closed form over (a0, a1, a2, w).
+  double c = -std::sin(a[2] * w);
+  double Ex[16] = {0,        w,        0,
+                   a[1],     w,        2 * a[2], 2 * a[1],
+                   a[0],     0,        2 * a[1], w * w * c,
+                   std::cos(a[2] * w) + a[2] * w * c,
+                   a[1],     a[0],     std::cos(a[2] * w) + a[2] * w * c,
+                   a[2] * a[2] * c};
+  for (int i = 0; i < 16; ++i)
+    EXPECT_NEAR(H[i], Ex[i], 1e-12) << i;
 }
 
 TEST(Containers, FloatAndTemplate) {
