@@ -509,6 +509,21 @@ bool FunctionLowering::lowerContainerCall(const CallExpr *E, ir::Block &Pre,
     lowerSizeChange(E, Name, V, Count, Pre, Out);
     return true;
   }
+  // a.fill(v) of a std::array: every element v (read once, first).
+  if (Name == "fill" && NArgs == 1 && containerFixedSize(V->Origin->getType())) {
+    ExprP Value = lowerExpr(Arg0, Pre);
+    if (!Value)
+      return true;
+    if (!Elem->isRecordType())
+      Value = materialize(convertResult(Value, Elem, Pre), Pre, "_fill", Loc);
+    bool OK = true;
+    appendIndexLoop(0, SizeExpr(), Loc, Pre, [&](ExprP K, ir::Block &Body) {
+      OK &= assignElement(Element(K), Value, Elem, Loc, Body);
+    });
+    if (OK)
+      Out = ir::intConst(Ctx.IntTy, 0);
+    return true;
+  }
   // Capacity only: no element or size changes.
   if ((Name == "reserve" && NArgs == 1) || (Name == "shrink_to_fit" && NArgs == 0)) {
     Out = ir::intConst(Ctx.IntTy, 0);

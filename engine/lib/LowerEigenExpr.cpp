@@ -10,6 +10,7 @@
 //   s * a, a * s, a / s        s evaluated once, before the loops
 //   a.cwiseProduct(b), a.cwiseQuotient(b), array * and /
 //   a.cwiseMax(b), a.cwiseMin(b)   std::max / std::min of the coefficients
+//   (b a number too; an array's a.max(b), a.min(b))
 //   a.cross(b) (3-vectors)     a(i+1) b(i+2) - a(i+2) b(i+1), indices mod 3
 //   a.normalized()             a / a.norm(), the norm evaluated once (a
 //                              zero vector divided by 1, as Eigen does)
@@ -498,11 +499,35 @@ FunctionLowering::lowerEigenTermOf(const clang::Expr *E, ir::Block &Pre) {
       return Binary(Name == "cwiseProduct" ? EigenTerm::Kind::CwiseProduct
                                            : EigenTerm::Kind::CwiseQuotient,
                     Object, MC->getArg(0));
-    if (N == 1 && (Name == "cwiseMax" || Name == "cwiseMin") &&
-        !bare(MC->getArg(0))->getType()->isArithmeticType())
-      return Binary(Name == "cwiseMax" ? EigenTerm::Kind::Max
-                                       : EigenTerm::Kind::Min,
-                    Object, MC->getArg(0));
+    // a.cwiseMax(b), an array's a.max(b); b an object or a number (the
+    // ReLU's a.cwiseMax(0.0)), which is then a constant of a's shape.
+    bool Bound = Name == "cwiseMax" || Name == "cwiseMin" ||
+                 ((Name == "max" || Name == "min") &&
+                  isArrayExpression(Object->getType()));
+    if (N == 1 && Bound) {
+      EigenTerm::Kind K = Name == "cwiseMax" || Name == "max"
+                              ? EigenTerm::Kind::Max
+                              : EigenTerm::Kind::Min;
+      if (!bare(MC->getArg(0))->getType()->isArithmeticType())
+        return Binary(K, Object, MC->getArg(0));
+      Term->K = K;
+      Term->A = lowerEigenTerm(Object, Pre);
+      ExprP V = Term->A ? lowerExpr(MC->getArg(0), Pre) : nullptr;
+      if (!V)
+        return nullptr;
+      auto B = std::make_unique<EigenTerm>();
+      B->K = EigenTerm::Kind::Constant;
+      B->Loc = Loc;
+      B->Scalar = Term->A->Scalar;
+      B->Rows = Term->A->Rows;
+      B->Cols = Term->A->Cols;
+      B->Plain = Term->A->Plain;
+      B->Value = materialize(convertResult(V, B->Scalar, Pre), Pre, "_bound",
+                             Loc);
+      Term->B = std::move(B);
+      shapeAsOperand(*Term);
+      return Term;
+    }
     if (N == 1 && Name == "cross") {
       // Of 3-vectors of the same shape (Eigen checks the size at compile
       // time), shaped as they are.
@@ -624,7 +649,13 @@ FunctionLowering::lowerEigenTermOf(const clang::Expr *E, ir::Block &Pre) {
           return nullptr;
         return eigenVariableTerm(R, *Shape, Loc);
       }
-      if (!usesPoisoned(E))
+      if (!usesPoisoned(E) && FD->getReturnType()->isReferenceType())
+        Diags.report(Loc, Diag::NotSupported)
+            << ("calling '" + FD->getNameAsString() +
+                "', which returns a reference to an Eigen object")
+            << "return the object by value, or pass the one it would "
+               "return to the caller's expression";
+      else if (!usesPoisoned(E))
         Diags.report(Loc, Diag::NotSupported)
             << ("calling '" + FD->getNameAsString() +
                 "' (a function returning an Eigen object of dynamic size)")

@@ -347,6 +347,10 @@ ExprP FunctionLowering::lowerReferenceArg(const clang::Expr *A,
   bool Object = Pointee->isRecordType();
   if (Object ? !recordProblem(Pointee).empty() && !isClassWithoutReals(Pointee)
              : !Pointee->isArithmeticType() && !Pointee->isEnumeralType()) {
+    if (Pointee->isArrayType()) { // T (&a)[N]: said with its advice
+      checkType(ParamTy, A->getExprLoc(), "parameter");
+      return nullptr;
+    }
     Diags.report(A->getExprLoc(), Diag::UnsupportedType) << ParamTy
                                                           << "parameter";
     return nullptr;

@@ -225,6 +225,21 @@ bool FunctionLowering::checkType(QualType T, SourceLocation Loc,
   QualType U = T.getCanonicalType();
   if (U->isArithmeticType() || U->isEnumeralType())
     return true;
+  if (U->isReferenceType() && U.getNonReferenceType()->isArrayType()) {
+    QualType Elem = Ctx.getBaseElementType(U.getNonReferenceType());
+    Diags.report(Loc, Diag::NotSupported)
+        << ("a " + What.str() + " that is a reference to an array ('" +
+            T.getAsString(Ctx.getPrintingPolicy()) + "')")
+        << ("take a pointer to its first element ('" +
+            (U.getNonReferenceType().isConstQualified() ||
+                     Elem.isConstQualified()
+                 ? std::string("const ")
+                 : std::string()) +
+            Elem.getUnqualifiedType().getAsString(Ctx.getPrintingPolicy()) +
+            " *') or an array parameter ('" +
+            Elem.getAsString(Ctx.getPrintingPolicy()) + " a[N]')");
+    return false;
+  }
   // A function object with no data: nothing to differentiate or record.
   if (const CXXRecordDecl *RD = U->getAsCXXRecordDecl();
       RD && RD->hasDefinition() && RD->isEmpty() && !RD->isLambda() &&
@@ -250,6 +265,36 @@ bool FunctionLowering::checkType(QualType T, SourceLocation Loc,
     // Opaque pointers (void*, FILE*, ...) pass through untouched.
     if (U->isPointerType())
       return true;
+  }
+  if (const auto *RD = U->getAsCXXRecordDecl();
+      RD && isInEigen(RD) && RD->getIdentifier()) {
+    StringRef Class = RD->getName();
+    if (llvm::is_contained({"LLT", "LDLT", "PartialPivLU", "FullPivLU",
+                            "HouseholderQR", "ColPivHouseholderQR",
+                            "FullPivHouseholderQR",
+                            "CompleteOrthogonalDecomposition", "JacobiSVD",
+                            "BDCSVD", "SelfAdjointEigenSolver",
+                            "EigenSolver"},
+                           Class)) {
+      Diags.report(Loc, Diag::NotSupported)
+          << ("a " + What.str() + " holding a decomposition (Eigen::" +
+              Class.str() + ")")
+          << "solve where you factor ('A.llt().solve(b)', 'A.ldlt().solve(b)'"
+             ", 'A.partialPivLu().solve(b)'): the derivative reuses the "
+             "factorisation";
+      return false;
+    }
+    if (llvm::is_contained({"Quaternion", "AngleAxis", "Transform",
+                            "Translation", "Rotation2D", "Hyperplane",
+                            "ParametrizedLine", "AlignedBox"},
+                           Class)) {
+      Diags.report(Loc, Diag::NotSupported)
+          << ("a " + What.str() + " of Eigen's geometry type Eigen::" +
+              Class.str())
+          << "write the rotation or transform as a matrix ('Eigen::Matrix3d "
+             "R', built from its formula) and use matrix products";
+      return false;
+    }
   }
   if (const auto *RD = U->getAsCXXRecordDecl(); RD && isInEigen(RD)) {
     // `auto d = p - q;` holds Eigen's expression object, not values.

@@ -331,6 +331,20 @@ chain(const std::vector<Body> &bs, const std::array<Body, 2> &ends, double k) {
   return s + ends[0].m * ends[1].x[1] + std::sin(bs.back().m * k);
 }
 
+// std::array::fill, then some elements written again.
+[[fluxion::grad]] [[fluxion::jvp]] double filled(const std::array<double, 3> &a,
+                                                 double x) {
+  std::array<double, 4> c;
+  c.fill(x * a[0]);
+  c[1] = a[1] * x;
+  double s = 0;
+  for (int r = 0; r < 2; ++r) {
+    c.fill(c[r] + a[2]);
+    s += c[0] * c[3];
+  }
+  return s;
+}
+
 // A dense Hessian over a std::array parameter and a scalar (flattened in
 // parameter order).
 [[fluxion::hessian]] double array_hessian(const std::array<double, 3> &a,
@@ -582,6 +596,14 @@ TEST(Containers, LocalContainerDenseHessian) {
     for (int j = 0; j < 3; ++j)
       EXPECT_NEAR(H[i * 3 + j], hv[j], 1e-13) << i << "," << j;
   }
+}
+
+TEST(Containers, StdArrayFill) {
+  std::array<double, 3> a = {0.3, -0.5, 1.2};
+  auto R = fluxion::check_gradient(ctr::filled, ctr::filled_grad, a, 0.7);
+  EXPECT_TRUE(R.ok()) << R;
+  auto J = fluxion::check_jvp(ctr::filled, ctr::filled_jvp, a, 0.7);
+  EXPECT_TRUE(J.ok()) << J;
 }
 
 TEST(Containers, DenseHessianOfAStdArray) {

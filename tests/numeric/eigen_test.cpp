@@ -263,6 +263,17 @@ reproject(const double cam[9], const double X[3], const double obs[2],
   r[1] = cam[6] * d * v - obs[1];
 }
 
+// Rectifiers as Eigen users write them: cwiseMax / cwiseMin with a number,
+// an array's max / min with a number and with another array.
+[[fluxion::grad]] [[fluxion::jvp]] [[fluxion::hessian]] double
+rectified(const Eigen::MatrixXd &W, const Eigen::VectorXd &x, double t) {
+  Eigen::VectorXd z = W * x;
+  Eigen::VectorXd h = z.cwiseMax(0.0);
+  Eigen::ArrayXd a = z.array().max(t) + z.array().min(-t) +
+                     z.array().max(x(0) * z.array());
+  return h.squaredNorm() + a.square().sum() + z.cwiseMin(t).sum();
+}
+
 // fluxion::stop_gradient of Eigen objects: copied into locals, inside a
 // product, reduced. Only the unstopped uses carry derivatives.
 [[fluxion::grad]] [[fluxion::jvp]] double
@@ -570,6 +581,19 @@ TEST(Eigen, StopGradientOfObjects) {
   MatrixXd tA = matrix(3, 3, 0.9);
   double t = eig::stopped_jvp(x, p, A, &tx, &tp, &tA);
   EXPECT_NEAR(t, dx.dot(tx) + dp.dot(tp), 1e-12);
+}
+
+TEST(Eigen, RectifiersWithNumbers) {
+  MatrixXd W = matrix(4, 3, 0.7);
+  VectorXd x = vec(3, 0.35);
+  for (double t : {0.05, 0.3}) {
+    auto R = fluxion::check_gradient(eig::rectified, eig::rectified_grad, W, x, t);
+    EXPECT_TRUE(R.ok()) << R;
+    auto J = fluxion::check_jvp(eig::rectified, eig::rectified_jvp, W, x, t);
+    EXPECT_TRUE(J.ok()) << J;
+    auto H = fluxion::check_hvp(eig::rectified, eig::rectified_hvp, W, x, t);
+    EXPECT_TRUE(H.ok()) << H;
+  }
 }
 
 } // namespace

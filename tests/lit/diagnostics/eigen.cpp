@@ -230,3 +230,26 @@ template <class D> double squared(const Eigen::MatrixBase<D> &a) {
   // CHECK: eigen.cpp:[[@LINE+1]]:18: error: fluxion: passing an Eigen object to 'squared', whose parameter is an Eigen base class ('Eigen::MatrixBase<D>') is not supported in a differentiated function; take the parameter as the type it is given ('const Eigen::Vector3d &', 'const Eigen::VectorXd &') or as a template parameter ('template <class T> ... (const T &a)')
   return squared(p);
 }
+
+// A decomposition or a geometry object held in a local, and a callee
+// returning a reference to an Eigen object, each named as what it is.
+[[fluxion::grad]] double held_factor(const Eigen::MatrixXd &S,
+                                     const Eigen::VectorXd &r) {
+  // CHECK: eigen.cpp:[[@LINE+1]]:31: error: fluxion: a local variable holding a decomposition (Eigen::LLT) is not supported in a differentiated function; solve where you factor ('A.llt().solve(b)', 'A.ldlt().solve(b)', 'A.partialPivLu().solve(b)'): the derivative reuses the factorisation
+  Eigen::LLT<Eigen::MatrixXd> llt(S);
+  return r.dot(llt.solve(r));
+}
+[[fluxion::grad]] double rotated(double w, const Eigen::Vector3d &p) {
+  // CHECK: eigen.cpp:[[@LINE+1]]:22: error: fluxion: a local variable of Eigen's geometry type Eigen::Quaternion is not supported in a differentiated function; write the rotation or transform as a matrix ('Eigen::Matrix3d R', built from its formula) and use matrix products
+  Eigen::Quaterniond q(w, 0.0, 0.0, 1.0);
+  return (q * p).sum();
+}
+static const Eigen::Vector3d &pick(const Eigen::Vector3d &a,
+                                   const Eigen::Vector3d &b, int k) {
+  return k ? a : b;
+}
+[[fluxion::grad]] double picked(const Eigen::Vector3d &a,
+                                const Eigen::Vector3d &b) {
+  // CHECK: eigen.cpp:[[@LINE+1]]:10: error: fluxion: calling 'pick', which returns a reference to an Eigen object is not supported in a differentiated function; return the object by value, or pass the one it would return to the caller's expression
+  return pick(a, b, 1).dot(b);
+}

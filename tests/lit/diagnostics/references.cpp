@@ -67,5 +67,14 @@ void bump(double &v, double by) { v += by; }
   return a * b;
 }
 // CHECK: note: while differentiating 'n'
+// A callee's reference to an array: said so, with the pointer form.
+double sum3(const double (&c)[3]) { return c[0] + c[1] * c[2]; }
+[[fluxion::grad]] double through_array_ref(double x) {
+  double c[3] = {1.0, x, x};
+  // CHECK: references.cpp:[[@LINE+1]]:15: error: fluxion: a parameter that is a reference to an array ('const double (&)[3]') is not supported in a differentiated function; take a pointer to its first element ('const double *') or an array parameter ('const double a[N]')
+  return sum3(c);
+}
+// CHECK: note: while differentiating 'through_array_ref'
 // CHECK-NOT: error:
-// CHECK: 7 errors generated.
+// CHECK: 8 errors generated.
+
