@@ -261,6 +261,11 @@ bool ReverseBuilder::hoistRecord(const ir::Stmt &S) {
   }
   if (!Target)
     return false;
+  // A scalar unread where the loop starts: nothing to keep
+  // (UnreadValues.cpp).
+  if (!Best.First && Best.LV->K == ExprKind::VarRef &&
+      unreadAtLoop(*Target, V))
+    return true;
   auto &List = HoistedRecords[Target];
   if (llvm::none_of(List, [&](const HoistedRecord &R) {
         return sameExpr(*R.LV, *S.LHS);

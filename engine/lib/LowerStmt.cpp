@@ -87,9 +87,9 @@ std::unique_ptr<Function> FunctionLowering::lower(FunctionDecl *FD) {
             << ("writing to parameter '" + P->getNameAsString() +
                 "', a container passed by value")
             << ("take it as 'const " + C.getUnqualifiedType().getAsString() +
-                " &' and write the results to a container parameter of "
-                "their own ('" + C.getUnqualifiedType().getAsString() +
-                " &')");
+                " &' and change a local copy ('" +
+                C.getUnqualifiedType().getAsString() + " t = " +
+                P->getNameAsString() + ";')");
         OK = false;
         continue;
       }

@@ -4,6 +4,7 @@
 
 #include "clang/AST/ASTContext.h"
 #include "clang/Basic/SourceManager.h"
+#include "llvm/ADT/SetOperations.h"
 #include "llvm/ADT/StringExtras.h"
 
 #include <functional>
@@ -37,6 +38,8 @@ std::optional<AdjointParts> ReverseBuilder::build() {
   countMentions();
   for (unsigned Round = 0;; ++Round) {
     ReadLater.clear();
+    Unread.clear();
+    UnreadAtLoop.clear();
     RangeRefs.clear();
     ResizedParams.clear();
     BodyReadsGrew = false;
@@ -337,16 +340,22 @@ bool ReverseBuilder::stmts(const Block &B, Sweeps &Out) {
       RecomputedInits.insert(L->RecomputedAssigns.begin(),
                              L->RecomputedAssigns.end());
     }
+  // What a block finds unread it leaves at most unread (UnreadValues.cpp):
+  // its own additions stay inside.
+  llvm::DenseSet<const Var *> UnreadBefore = Unread;
   for (const StmtP &S : B) {
     Sweeps Sub;
+    noteUnreadBefore(*S);
     OK &= stmt(*S, Sub);
     placeUnplaced(Sub.Fwd, S->Loc);
     placeUnplaced(Sub.Rev, S->Loc);
     noteReverseReads(Sub.Rev);
+    noteUnreadAfter(*S, Sub.Rev);
     for (StmtP &FS : Sub.Fwd)
       Out.Fwd.push_back(std::move(FS));
     Parts.push_back(std::move(Sub.Rev));
   }
+  llvm::set_intersect(Unread, UnreadBefore);
   for (auto It = Parts.rbegin(); It != Parts.rend(); ++It) {
     bool Scoped = llvm::any_of(
         *It, [](const StmtP &S) { return S->K == StmtKind::Decl; });
@@ -445,7 +454,8 @@ bool ReverseBuilder::assignment(const ir::Stmt &S, Sweeps &Out) {
     return false;
   }
   Block Restore;
-  if (!overwritesNothingNeeded(S) && needsRecording(Root)) {
+  if (!overwritesNothingNeeded(S) && needsRecording(Root) &&
+      !overwritesUnread(S)) {
     if (auto Inverse = inverseIncrement(S))
       Restore.push_back(assign(
           S.LHS, binary(*Inverse, S.LHS, S.RHS->Ops[1], S.LHS->Ty)));

@@ -391,6 +391,7 @@ class Generator:
         self.zrng = random.Random(seed * 7919 + 67)  # size changes of vectors
         self.nrng = random.Random(seed * 7919 + 71)  # stencil sweeps
         self.arng = random.Random(seed * 7919 + 73)  # std::array results
+        self.drng = random.Random(seed * 7919 + 79)  # do-while, reset accumulators
         self.walk_helpers = []     # helpers whose pointer parameters walk
         self.walk_params = set()   # f's pointer parameters (a walk moves and restores them)
         self.walk_in_loop = False
@@ -2057,14 +2058,40 @@ class Generator:
             inner = sc.copy()
             inner.loops.append(i)
             inner.ints.append(i)
-            lines = ['%sfor (%s) {' % (pad, self.loop_header(sc, i))]
+            lines = []
+            acc = None
+            if indent < 3 and self.drng.random() < 0.3:
+                # An accumulator set to a constant at each iteration and
+                # summed into by an inner loop (engine/lib/UnreadValues.cpp).
+                acc = Var(self.fresh('acc'), self.ftype())
+                lines.append('%s%s %s = 0;' % (pad, self.ctype(acc.t), acc.name))
+            lines.append('%sfor (%s) {' % (pad, self.loop_header(sc, i)))
+            if acc:
+                m = self.fresh('m')
+                deeper = inner.copy()
+                deeper.loops.append(m)
+                deeper.ints.append(m)
+                e, _ = self.expr(deeper, 1)
+                lines += ['%s  %s = %s;' % (pad, acc.name, self.lit(acc.t)),
+                          '%s  for (int %s = 0; %s < %s; ++%s)' % (pad, m, m, self.bound, m),
+                          '%s    %s += %s;' % (pad, acc.name, self.cast(e, acc.t))]
+                inner.vars.append(Var(acc.name, acc.t, assignable=False))
             lines += self.block(inner, self.rng.randint(1, 3), indent + 1, True, ret_t)
             lines.append('%s}' % pad)
+            if acc:
+                sc.vars.append(Var(acc.name, acc.t))
             return lines
         if k == 'while':
             j = self.fresh('j')
             inner = sc.copy()
             inner.ints.append(j)
+            if self.drng.random() < 0.3:
+                # The counter advanced in the condition, after the body; no
+                # break or continue of this loop in it.
+                lines = ['%sint %s = 0;' % (pad, j), '%sdo {' % pad]
+                lines += self.block(inner, self.rng.randint(1, 3), indent + 1, False, ret_t)
+                lines.append('%s} while (++%s < %d);' % (pad, j, self.rng.randint(1, 4)))
+                return lines
             lines = ['%sint %s = 0;' % (pad, j),
                      '%swhile (%s < %d) {' % (pad, j, self.rng.randint(1, 4)),
                      '%s  ++%s;' % (pad, j)]

@@ -11,6 +11,7 @@
 #include <fluxion/memory.hpp>
 
 #include <cmath>
+#include <tuple>
 #include <vector>
 
 #include "numeric_check.hpp"
@@ -188,6 +189,49 @@ sums(const std::vector<double> &w, int m, double b) {
       s += std::sin(v[i]) * x[i];
   }
   return s;
+}
+
+// Accumulators set to a constant and summed into (engine/lib/
+// UnreadValues.cpp): the constant is read by no reverse sweep, so the
+// loop's record of it is dropped. `row_norms` is Q v row by row (an Eigen
+// product lowered to dot products); `row_norms_read` reads the constant
+// before the loop, which keeps the record; `branches` writes the
+// accumulator in one branch and updates it in the other, where its old
+// value is needed.
+#define ROWS_BODY(READ)                                                        \
+  double s = 0, dot = 0;                                                       \
+  for (int r = 0; r < n; ++r) {                                                \
+    dot = 0.5;                                                                 \
+    READ;                                                                      \
+    for (int k = 0; k < n; ++k)                                                \
+      dot += q[r * n + k] * v[k];                                              \
+    dot -= v[r];                                                               \
+    s += dot * dot;                                                            \
+  }                                                                            \
+  return s;
+
+[[fluxion::grad]] [[fluxion::jvp]] double row_norms(int n, const double *q,
+                                                    const double *v) {
+  ROWS_BODY((void)0)
+}
+[[fluxion::grad]] [[fluxion::jvp]] double
+row_norms_read(int n, const double *q, const double *v) {
+  ROWS_BODY(s += dot * v[r])
+}
+
+[[fluxion::grad]] [[fluxion::jvp]] double branches(int n, const double *v) {
+  double acc = v[0] * v[1], t = 0, u = 0;
+  for (int r = 0; r < n; ++r) {
+    t += acc * v[r];
+    if (v[r] > 0)
+      acc = 0.25;
+    else
+      acc += v[r] * v[r];
+    for (int k = 0; k < n; ++k)
+      acc += v[k] * (r + 1);
+    u += std::sin(acc) * t;
+  }
+  return u + t;
 }
 
 } // namespace hoist
@@ -384,6 +428,58 @@ TEST(HoistedRecords, UnsignedCountersThatMayNotRun) {
                                             d);
         },
         in);
+  }
+}
+
+TEST(UnreadValues, ConstantAccumulatorsAreNotRecordedAgain) {
+  for (int n : {1, 3, 7}) {
+    std::vector<double> in = inputs(n * n + n, 80 + n);
+    const double *q = in.data();
+    for (auto [f, g, j] :
+         {std::tuple{&hoist::row_norms, &hoist::row_norms_grad,
+                     &hoist::row_norms_jvp},
+          std::tuple{&hoist::row_norms_read, &hoist::row_norms_read_grad,
+                     &hoist::row_norms_read_jvp}}) {
+      nt::check_gradient<double>(
+          [&](const double *x) { return f(n, x, x + n * n); },
+          [&](const double *x, double *d) {
+            return g(n, x, x + n * n, d, d + n * n);
+          },
+          in);
+      expectDotProduct(
+          [&](double *d) { g(n, q, q + n * n, d, d + n * n); },
+          [&](const double *t) { return j(n, q, q + n * n, t, t + n * n); },
+          n * n + n, 90 + n);
+    }
+  }
+  // One record per row (the value before `dot = 0.5`), where the twin that
+  // reads the constant keeps a second one.
+  const int n = 16;
+  std::vector<double> in = inputs(n * n + n, 5), d(n * n + n);
+  auto peak = [&](auto grad) {
+    fluxion::reset_memory_peaks();
+    grad(n, in.data(), in.data() + n * n, d.data(), d.data() + n * n);
+    return fluxion::memory_stats().tapeBytesPeak;
+  };
+  std::size_t unread = peak(hoist::row_norms_grad);
+  std::size_t read = peak(hoist::row_norms_read_grad);
+  EXPECT_LE(unread, n * sizeof(double)) << unread << " vs " << read;
+  EXPECT_GE(read, 2 * n * sizeof(double)) << unread << " vs " << read;
+}
+
+TEST(UnreadValues, BranchesKeepWhatTheOtherBranchNeeds) {
+  for (int n : {2, 4, 9}) {
+    std::vector<double> in = inputs(n, 100 + n);
+    nt::check_gradient<double>(
+        [&](const double *v) { return hoist::branches(n, v); },
+        [&](const double *v, double *d) {
+          return hoist::branches_grad(n, v, d);
+        },
+        in);
+    expectDotProduct(
+        [&](double *d) { hoist::branches_grad(n, in.data(), d); },
+        [&](const double *t) { return hoist::branches_jvp(n, in.data(), t); },
+        n, 110 + n);
   }
 }
 

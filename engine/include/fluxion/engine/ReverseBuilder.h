@@ -323,6 +323,20 @@ private:
   unsigned CondDepth = 0;
   llvm::DenseMap<const ir::Stmt *, unsigned> CondDepthAt;
   llvm::DenseSet<const ir::Var *> ReadLater;
+  /// Locals whose current value no reverse sweep reads before the next
+  /// write (UnreadValues.cpp): overwriting one records nothing.
+  llvm::DenseSet<const ir::Var *> Unread;
+  /// Unread as each loop or branch starts (a record hoisted before a loop
+  /// of these keeps nothing).
+  llvm::DenseMap<const ir::Stmt *, llvm::DenseSet<const ir::Var *>>
+      UnreadAtLoop;
+  bool unreadCandidate(const ir::Var *V) const;
+  void noteUnreadBefore(const ir::Stmt &S);
+  void noteUnreadAfter(const ir::Stmt &S, const ir::Block &Rev);
+  /// S overwrites an unread local, and its own reverse reads none of it.
+  bool overwritesUnread(const ir::Stmt &S) const;
+  /// V is unread where Loop starts.
+  bool unreadAtLoop(const ir::Stmt &Loop, const ir::Var *V) const;
 };
 
 /// LV names one location wherever it is evaluated in code that writes only
