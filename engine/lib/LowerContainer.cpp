@@ -524,6 +524,18 @@ bool FunctionLowering::lowerContainerCall(const CallExpr *E, ir::Block &Pre,
       Out = ir::intConst(Ctx.IntTy, 0);
     return true;
   }
+  // emplace_back(a, b): the element is built by its class's constructor
+  // inside the library, which derivative code does not follow.
+  if (Name == "emplace_back" && NArgs != 1 && Count && Elem->isRecordType()) {
+    std::string Class =
+        Elem.getUnqualifiedType().getAsString(Ctx.getPrintingPolicy());
+    Diags.report(Loc, Diag::NotSupported)
+        << ("emplace_back with the arguments of a constructor of '" + Class +
+            "'")
+        << ("build the object in the call ('" + V->Name + ".push_back(" +
+            Class + "(...))')");
+    return true;
+  }
   // Capacity only: no element or size changes.
   if ((Name == "reserve" && NArgs == 1) || (Name == "shrink_to_fit" && NArgs == 0)) {
     Out = ir::intConst(Ctx.IntTy, 0);

@@ -240,8 +240,10 @@ bool FunctionLowering::assignEigenTerm(ExprP Dst, BinaryOperatorKind Op,
   if (R->Mixes && ReadsDst) {
     Diags.report(Loc, Diag::NotSupported)
         << ("assigning to '" + Name +
-            "' a product or transpose that reads '" + (Held ? Name : V->Name) +
-            "'")
+            "' an expression that reads other coefficients of '" +
+            (Held ? Name : V->Name) +
+            "' than the one it computes (a product, a transpose, a cross "
+            "product, a norm)")
         << "assign it to another variable (a local), then copy that";
     return false;
   }

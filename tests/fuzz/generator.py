@@ -2072,7 +2072,7 @@ class Generator:
                 deeper.loops.append(m)
                 deeper.ints.append(m)
                 e, _ = self.expr(deeper, 1)
-                lines += ['%s  %s = %s;' % (pad, acc.name, self.lit(acc.t)),
+                lines += ['%s  %s = %s;' % (pad, acc.name, self.lit(acc.t)[0]),
                           '%s  for (int %s = 0; %s < %s; ++%s)' % (pad, m, m, self.bound, m),
                           '%s    %s += %s;' % (pad, acc.name, self.cast(e, acc.t))]
                 inner.vars.append(Var(acc.name, acc.t, assignable=False))

@@ -133,3 +133,17 @@ static std::vector<double> pair(double a, double b) { return {a, b}; }
       s += v * v;
   return s;
 }
+
+// emplace_back with a constructor's arguments: the advice builds the
+// object in the call, which push_back takes.
+struct Pt {
+  double x, y;
+  Pt(double a, double b) : x(a), y(b) {}
+};
+[[fluxion::grad]] double emplaced(double k) {
+  std::vector<Pt> v;
+  // CHECK: containers.cpp:[[@LINE+1]]:5: error: fluxion: emplace_back with the arguments of a constructor of 'Pt' is not supported in a differentiated function; build the object in the call ('v.push_back(Pt(...))')
+  v.emplace_back(k, 2 * k);
+  v.push_back(Pt(k, k * k));
+  return v[0].x * v[1].y;
+}

@@ -27,7 +27,7 @@ using namespace Eigen;
 }
 
 [[fluxion::grad]] void in_place(const MatrixXd &A, VectorXd &x) {
-  // CHECK: eigen.cpp:[[@LINE+1]]:5: error: fluxion: assigning to 'x' a product or transpose that reads 'x' is not supported in a differentiated function; assign it to another variable (a local), then copy that
+  // CHECK: eigen.cpp:[[@LINE+1]]:5: error: fluxion: assigning to 'x' an expression that reads other coefficients of 'x' than the one it computes (a product, a transpose, a cross product, a norm) is not supported in a differentiated function; assign it to another variable (a local), then copy that
   x = A * x;
 }
 
@@ -148,7 +148,7 @@ struct Pose {
   Vector3d t;
 };
 [[fluxion::grad]] double rotated(Pose &p) {
-  // CHECK: eigen.cpp:[[@LINE+1]]:7: error: fluxion: assigning to 't' a product or transpose that reads 't' is not supported in a differentiated function; assign it to another variable (a local), then copy that
+  // CHECK: eigen.cpp:[[@LINE+1]]:7: error: fluxion: assigning to 't' an expression that reads other coefficients of 't' than the one it computes (a product, a transpose, a cross product, a norm) is not supported in a differentiated function; assign it to another variable (a local), then copy that
   p.t = p.R * p.t;
   return p.t.sum();
 }
