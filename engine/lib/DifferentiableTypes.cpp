@@ -488,6 +488,12 @@ static bool holdsReals(QualType T, unsigned Depth) {
   return false;
 }
 
+bool isEmptyFunctionObject(QualType T) {
+  const auto *RD = T.getNonReferenceType()->getAsCXXRecordDecl();
+  return RD && RD->hasDefinition() && RD->isEmpty() && !RD->isLambda() &&
+         !RD->isInStdNamespace() && !isInEigen(RD);
+}
+
 bool isClassWithoutReals(QualType T) {
   T = T.getNonReferenceType().getCanonicalType();
   return T->isRecordType() && !holdsReals(T, 0);

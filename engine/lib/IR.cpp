@@ -170,6 +170,13 @@ ExprP call(FunctionDecl *Callee, llvm::ArrayRef<ExprP> Args, QualType Ty,
   return E;
 }
 
+ExprP stopGrad(ExprP Sub, QualType Ty, SourceLocation Loc) {
+  auto E = make(ExprKind::StopGrad, Ty);
+  E->Ops = {std::move(Sub)};
+  E->Loc = Loc;
+  return E;
+}
+
 ExprP pop(Var *Tape) {
   auto E = make(ExprKind::Pop, Tape->TapeElement);
   E->V = Tape;

@@ -188,11 +188,8 @@ FunctionLowering::lowerPositionAlgorithm(const CallExpr *E, ir::Block &Pre) {
     return Failed;
   // first + k, k = algorithm(first, ...) - first: an integer that carries
   // no derivative.
-  auto SG = std::make_shared<ir::Expr>();
-  SG->K = ir::ExprKind::StopGrad;
-  SG->Ty = FD->getReturnType();
-  SG->Ops = {ir::call(FD, Args, FD->getReturnType(), Loc)};
-  SG->Loc = Loc;
+  ExprP SG = ir::stopGrad(ir::call(FD, Args, FD->getReturnType(), Loc),
+                          FD->getReturnType(), Loc);
   QualType Diff = Ctx.getPointerDiffType();
   ExprP K = materialize(ir::binary(BO_Sub, SG, Args[0], Diff), Pre, "_pos",
                         Loc);

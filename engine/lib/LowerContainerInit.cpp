@@ -530,14 +530,8 @@ bool FunctionLowering::lowerContainerLocal(const VarDecl *VD, ir::Block &Out,
         return Bad("from a container of another class");
       return Loop(Count, [&](ExprP K) {
         ExprP X = ir::index(Src, K, SrcElem);
-        if (Stopped) {
-          auto SG = std::make_shared<ir::Expr>();
-          SG->K = ir::ExprKind::StopGrad;
-          SG->Ty = X->Ty;
-          SG->Ops = {X};
-          SG->Loc = Loc;
-          X = SG;
-        }
+        if (Stopped)
+          X = ir::stopGrad(X, X->Ty, Loc);
         return Objects ? X : ir::cast(Elem, X);
       });
     } else if (A0->getType()->isIntegerType() && !Fixed && N <= 2) {

@@ -28,12 +28,7 @@ bool FunctionLowering::lowerEffectArgument(
   if (!V)
     return false;
   // Printed or thrown, never differentiated.
-  auto SG = std::make_shared<ir::Expr>();
-  SG->K = ir::ExprKind::StopGrad;
-  SG->Ty = V->Ty;
-  SG->Ops = {V};
-  SG->Loc = Item->getExprLoc();
-  Args.push_back(SG);
+  Args.push_back(ir::stopGrad(V, V->Ty, Item->getExprLoc()));
   Types.push_back(V->Ty);
   return true;
 }

@@ -223,14 +223,8 @@ ExprP FunctionLowering::eigenCoefficient(const EigenTerm &T, ExprP I, ExprP J,
       ExprP X = materialize(A, Body, "_x", Loc);
       return T.Value ? ir::mul(ir::mul(X, X, S), X, S) : ir::mul(X, X, S);
     }
-    if (isStopGradient(T.Fn)) {
-      auto SG = std::make_shared<ir::Expr>();
-      SG->K = ir::ExprKind::StopGrad;
-      SG->Ty = S;
-      SG->Ops = {A};
-      SG->Loc = Loc;
-      return SG;
-    }
+    if (isStopGradient(T.Fn))
+      return ir::stopGrad(A, S, Loc);
     // A call stands alone on the right of an assignment.
     return materialize(ir::call(T.Fn, {A}, S, Loc), Body,
                        ("_" + T.Fn->getName()).str(), Loc);

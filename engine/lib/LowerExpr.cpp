@@ -32,6 +32,7 @@ using ir::assign;
 using ir::eval;
 using ir::ifStmt;
 using ir::addrOf;
+using ir::stopGrad;
 
 
 /// True if the expression contains a call, or an assignment or increment
@@ -65,14 +66,6 @@ static bool isEigenBaseClass(QualType T) {
          llvm::is_contained({"MatrixBase", "ArrayBase", "DenseBase",
                              "EigenBase", "DenseCoeffsBase"},
                             RD->getName());
-}
-
-/// A class without data (a user's stateless function object): passed by
-/// value with nothing to differentiate.
-static bool isStateless(QualType T) {
-  const auto *RD = T.getNonReferenceType()->getAsCXXRecordDecl();
-  return RD && RD->hasDefinition() && RD->isEmpty() && !RD->isLambda() &&
-         !RD->isInStdNamespace();
 }
 
 static bool isFluxionHelper(const FunctionDecl *FD, StringRef Name) {
@@ -895,7 +888,7 @@ bool FunctionLowering::lowerArguments(
       if (PT->isLValueReferenceType() && PT->getPointeeType().isConstQualified())
         noteRead(A);
       L = lowerReferenceArg(A, PT, Pre);
-    } else if (!PT.isNull() && isStateless(PT)) {
+    } else if (!PT.isNull() && isEmptyFunctionObject(PT)) {
       // A function object with no data, by value: the argument if it is a
       // variable, else an object of the class made here.
       QualType T = PT.getNonReferenceType().getUnqualifiedType();
@@ -1102,12 +1095,7 @@ ExprP FunctionLowering::lowerCall(const CallExpr *E, Block &Pre,
     ExprP Arg = lowerExpr(E->getArg(0), Pre);
     if (!Arg)
       return nullptr;
-    auto SG = std::make_shared<ir::Expr>();
-    SG->K = ExprKind::StopGrad;
-    SG->Ty = E->getType();
-    SG->Ops = {Arg};
-    SG->Loc = E->getExprLoc();
-    return SG;
+    return stopGrad(Arg, E->getType(), E->getExprLoc());
   }
   // A builtin spelling of a library function (__builtin_sqrt) has that
   // function's rules (CustomRules.cpp finds sqrt's); a builtin constant
@@ -1203,11 +1191,7 @@ ExprP FunctionLowering::lowerCall(const CallExpr *E, Block &Pre,
   if (Position) {
     // first + k, with k = algorithm(first, ...) - first an integer that
     // carries no derivative: *std::max_element(x, x + n) reads x[k].
-    auto SG = std::make_shared<ir::Expr>();
-    SG->K = ExprKind::StopGrad;
-    SG->Ty = E->getType();
-    SG->Ops = {C};
-    SG->Loc = E->getExprLoc();
+    ExprP SG = stopGrad(C, E->getType(), E->getExprLoc());
     QualType Diff = Ctx.getPointerDiffType();
     ExprP K = materialize(binary(BO_Sub, SG, Args[0], Diff), Pre, "_pos",
                           E->getExprLoc());

@@ -496,8 +496,7 @@ ExprP FunctionLowering::lowerTemporaryObject(const clang::Expr *E,
     return nullptr;
   // A function object with no data (`Sp{}(v)`): an object of its class,
   // with nothing to initialise.
-  if (const CXXRecordDecl *RD = Ty->getAsCXXRecordDecl();
-      RD && RD->hasDefinition() && RD->isEmpty() && !RD->isLambda()) {
+  if (isEmptyFunctionObject(Ty)) {
     ir::Var *T = F->makeVar(ir::Var::Kind::Local, "_fn", Ty);
     F->Locals.push_back(T);
     return ir::ref(T);

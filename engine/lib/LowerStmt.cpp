@@ -241,9 +241,7 @@ bool FunctionLowering::checkType(QualType T, SourceLocation Loc,
     return false;
   }
   // A function object with no data: nothing to differentiate or record.
-  if (const CXXRecordDecl *RD = U->getAsCXXRecordDecl();
-      RD && RD->hasDefinition() && RD->isEmpty() && !RD->isLambda() &&
-      !RD->isInStdNamespace() && !isInEigen(RD))
+  if (isEmptyFunctionObject(U))
     return true;
   if (isDifferentiableRecord(U)) {
     // Locals (and globals, read in place) are storage like arrays; a

@@ -221,6 +221,9 @@ ExprP cond(ExprP C, ExprP A, ExprP B, clang::QualType Ty);
 ExprP call(clang::FunctionDecl *Callee, llvm::ArrayRef<ExprP> Args,
            clang::QualType Ty, clang::SourceLocation Loc = {});
 ExprP pop(Var *Tape);
+/// E's value with no derivative: fluxion::stop_gradient, and values that are
+/// data (positions an algorithm returns, printed values).
+ExprP stopGrad(ExprP E, clang::QualType Ty, clang::SourceLocation Loc = {});
 ExprP addrOf(ExprP LValue, clang::QualType PtrTy);
 /// Container.size() for a VarRef of a container's storage.
 ExprP sizeOf(ExprP Container, clang::QualType SizeTy,

@@ -910,6 +910,11 @@ bool isDifferentiableRecord(clang::QualType T);
 /// A class that holds no real numbers at all (a policy, a tag, a polymorphic
 /// shape with no data): passed through untouched, its methods callable.
 bool isClassWithoutReals(clang::QualType T);
+/// A user's class with no data at all, a stateless function object
+/// (`struct Sq { double operator()(double) const; }`): passed by value and
+/// made as a temporary with nothing to differentiate or record. Lambdas,
+/// std's and Eigen's classes are not.
+bool isEmptyFunctionObject(clang::QualType T);
 /// True for a class of reals (or an array of one) with a member that
 /// points to const reals (`struct Span { const double *p; int n; }`) or
 /// a container of them (`struct Layer { std::vector<double> w; }`): its
