@@ -370,6 +370,40 @@ bool FunctionLowering::lowerContainerLocal(const VarDecl *VD, ir::Block &Out,
     Init = SG->getArg(0)->IgnoreImplicit();
     Stopped = true;
   }
+  // A copy of another container variable, or of one held by another or by
+  // an object (`std::vector<double> row = X[i];`).
+  auto CopyOf = [&](const clang::Expr *S) {
+    S = S->IgnoreParens();
+    ExprP Src = isa<DeclRefExpr, ArraySubscriptExpr, MemberExpr>(S) ||
+                        isContainerElementCall(S)
+                    ? lowerExpr(S, Out)
+                    : nullptr;
+    bool Place = Src && isContainerPlace(*Src);
+    if (!Src || (!Place && (Src->K != ir::ExprKind::VarRef ||
+                            !isContainerStorageVar(Src->V))))
+      return Src || !usesPoisoned(S) ? Bad("from this expression") : false;
+    ExprP Count = Fixed   ? ir::intConst(SizeTy, int64_t(*Fixed))
+                  : Place ? SizeValue(ir::sizeOf(Src, SizeTy), "_n")
+                          : SizeValue(containerSize(Src->V, Loc), "_n");
+    Sized(Count, nullptr, /*Filled=*/true);
+    if (!SizeKnown)
+      return false;
+    QualType SrcElem =
+        Place ? containerElement(Src->Ty) : Src->Ty->getPointeeType();
+    if (Objects && SrcElem.getCanonicalType().getUnqualifiedType() !=
+                       Elem.getCanonicalType())
+      return Bad("from a container of another class");
+    return Loop(Count, [&](ExprP K) {
+      ExprP X = ir::index(Src, K, SrcElem);
+      if (Stopped)
+        X = ir::stopGrad(X, X->Ty, Loc);
+      return Objects ? X : ir::cast(Elem, X);
+    });
+  };
+  // The argument of a parameter taken by value (lowerParamCopy).
+  if (const auto *DR = dyn_cast_or_null<DeclRefExpr>(Init);
+      DR && !containerElement(DR->getType()).isNull())
+    return DynamicMatrix ? FromEigenExpression(DR) : CopyOf(DR);
   if (const auto *CE = dyn_cast_or_null<CXXConstructExpr>(Init)) {
     unsigned N = CE->getNumArgs();
     // Arguments a constructor takes by default (an allocator) are left out.
@@ -506,34 +540,7 @@ bool FunctionLowering::lowerContainerLocal(const VarDecl *VD, ir::Block &Out,
     if (const auto *IL = dyn_cast<CXXStdInitializerListExpr>(A0))
       Init = IL->getSubExpr()->IgnoreImplicit();
     else if (!containerElement(A0->getType()).isNull()) {
-      // A copy of another container variable, or of one held by another
-      // or by an object (`std::vector<double> row = X[i];`).
-      const clang::Expr *S = A0->IgnoreParens();
-      ExprP Src = isa<DeclRefExpr, ArraySubscriptExpr, MemberExpr>(S) ||
-                          isContainerElementCall(S)
-                      ? lowerExpr(S, Out)
-                      : nullptr;
-      bool Place = Src && isContainerPlace(*Src);
-      if (!Src || (!Place && (Src->K != ir::ExprKind::VarRef ||
-                              !isContainerStorageVar(Src->V))))
-        return Src || !usesPoisoned(S) ? Bad("from this expression") : false;
-      ExprP Count = Fixed   ? ir::intConst(SizeTy, int64_t(*Fixed))
-                    : Place ? SizeValue(ir::sizeOf(Src, SizeTy), "_n")
-                            : SizeValue(containerSize(Src->V, Loc), "_n");
-      Sized(Count, nullptr, /*Filled=*/true);
-      if (!SizeKnown)
-        return false;
-      QualType SrcElem =
-          Place ? containerElement(Src->Ty) : Src->Ty->getPointeeType();
-      if (Objects && SrcElem.getCanonicalType().getUnqualifiedType() !=
-                         Elem.getCanonicalType())
-        return Bad("from a container of another class");
-      return Loop(Count, [&](ExprP K) {
-        ExprP X = ir::index(Src, K, SrcElem);
-        if (Stopped)
-          X = ir::stopGrad(X, X->Ty, Loc);
-        return Objects ? X : ir::cast(Elem, X);
-      });
+      return CopyOf(A0);
     } else if (A0->getType()->isIntegerType() && !Fixed && N <= 2) {
       // std::vector<double> t(n) or t(n, value).
       ExprP Count = lowerExpr(A0, Out);

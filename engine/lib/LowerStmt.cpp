@@ -67,6 +67,17 @@ std::unique_ptr<Function> FunctionLowering::lower(FunctionDecl *FD) {
   if (Effects && !Effects->noteWriters(Ctx, BodyOwner, Diags))
     return nullptr;
   bool OK = true;
+  // Parameters taken by value that the function writes: C++ gives the
+  // function a copy, so they are locals initialised from the argument.
+  llvm::SmallVector<ParmVarDecl *, 2> Copied;
+  // The declaration the body names for parameter P: a view's parameters
+  // stand for those of the original's definition.
+  auto bodyParam = [&](ParmVarDecl *P) {
+    if (!OrigDef)
+      return P;
+    return const_cast<ParmVarDecl *>(OrigDef->getParamDecl(
+        P->getFunctionScopeIndex() - View->firstParam()));
+  };
   for (ParmVarDecl *P : FD->parameters()) {
     // A reference is an address: `T &x` is a `T *x` read as `*x`.
     QualType T = P->getType();
@@ -83,15 +94,7 @@ std::unique_ptr<Function> FunctionLowering::lower(FunctionDecl *FD) {
           (T->isReferenceType() && !C.isConstQualified()) || WritableView;
       if (!T->isReferenceType() && !WritableView &&
           paramMemoryUse(FD, P->getFunctionScopeIndex()).Written) {
-        Diags.report(P->getLocation(), Diag::NotSupported)
-            << ("writing to parameter '" + P->getNameAsString() +
-                "', a container passed by value")
-            << ("take it as 'const " + C.getUnqualifiedType().getAsString() +
-                " &' and change a local copy ('" +
-                C.getUnqualifiedType().getAsString() + " t = " +
-                P->getNameAsString() + ";')");
-        OK = false;
-        continue;
+        Copied.push_back(bodyParam(P));
       }
       T = Ctx.getPointerType(Writable ? Elem : Elem.withConst());
     } else if (const auto *RT = T->getAs<ReferenceType>()) {
@@ -127,14 +130,7 @@ std::unique_ptr<Function> FunctionLowering::lower(FunctionDecl *FD) {
       // in place, like a const S&; the derivatives keep the by-value
       // spelling.
       if (paramMemoryUse(FD, P->getFunctionScopeIndex()).Written) {
-        Diags.report(P->getLocation(), Diag::NotSupported)
-            << ("writing to parameter '" + P->getNameAsString() +
-                "', an object passed by value")
-            << ("copy it into a local first ('" +
-                T.getUnqualifiedType().getAsString() + " t = " +
-                P->getNameAsString() + ";')");
-        OK = false;
-        continue;
+        Copied.push_back(bodyParam(P));
       }
       T = Ctx.getPointerType(T.getUnqualifiedType().withConst());
       ByRef = true;
@@ -158,6 +154,9 @@ std::unique_ptr<Function> FunctionLowering::lower(FunctionDecl *FD) {
   }
   if (!OK)
     return nullptr;
+  for (ParmVarDecl *P : Copied)
+    if (!lowerParamCopy(P, F->Body))
+      return nullptr;
   if (!F->ReturnType->isVoidType()) {
     ReturnVar = F->makeVar(Var::Kind::Local, "_ret",
                            F->ReturnType.getUnqualifiedType());
@@ -573,6 +572,32 @@ Var *FunctionLowering::varFor(const VarDecl *D, SourceLocation UseLoc) {
   V->Name = D->getNameAsString(); // globals keep their own name
   Vars[D] = V;
   return V;
+}
+
+bool FunctionLowering::lowerParamCopy(ParmVarDecl *P, Block &Out) {
+  // The argument is the parameter as lowered (read only, like a const&),
+  // under a name of its own; P names the copy from here on.
+  SourceLocation Loc = P->getLocation();
+  QualType T = P->getType().getUnqualifiedType();
+  auto *Arg = VarDecl::Create(Ctx, P->getDeclContext(), Loc, Loc,
+                              P->getIdentifier(), T,
+                              Ctx.getTrivialTypeSourceInfo(T, Loc), SC_None);
+  Vars[Arg] = Vars.lookup(P);
+  auto *ArgRef = DeclRefExpr::Create(Ctx, NestedNameSpecifierLoc(),
+                                     SourceLocation(), Arg, false, Loc, T,
+                                     VK_LValue);
+  if (!containerElement(T).isNull())
+    return lowerContainerLocal(P, Out, ArgRef);
+  Var *V = F->makeVar(Var::Kind::Local, P->getName(), assignableType(T), P);
+  F->Locals.push_back(V);
+  Vars[P] = V;
+  size_t First = Out.size();
+  if (!lowerVarInit(V, ArgRef, Out))
+    return false;
+  for (size_t I = First; I < Out.size(); ++I)
+    if (Out[I]->K == StmtKind::Assign && Out[I]->LHS->rootVar() == V)
+      Out[I]->IsInit = true;
+  return true;
 }
 
 bool FunctionLowering::lowerDecl(const DeclStmt *S, Block &Out) {

@@ -9,6 +9,7 @@
 #include <fluxion/check.hpp>
 #include <fluxion/fluxion.hpp>
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <numeric>
@@ -86,6 +87,22 @@ logistic(const std::vector<double> &w, const std::vector<double> &x,
   for (double v : a)
     s += v * v * v;
   return s * a.front() + a.back();
+}
+
+// Containers taken by value and changed: the function's own copies (the
+// caller's are untouched), sorted, grown and scaled in place.
+[[fluxion::grad]] [[fluxion::jvp]] [[fluxion::hessian]] double
+changed_copies(std::vector<double> x, std::array<double, 3> a, double s) {
+  std::sort(x.begin(), x.end());
+  x.push_back(x[0] * s);
+  for (double &v : x)
+    v = v * v + a[1];
+  a[0] *= s;
+  a[2] += a[0] * x[1];
+  double t = 0;
+  for (std::size_t i = 0; i < x.size(); ++i)
+    t += x[i] * a[i % 3];
+  return t + a[2] * a[2];
 }
 
 // A callee writing into a container it receives by reference.
@@ -531,6 +548,29 @@ TEST(Containers, ByValueAndStdArray) {
   EXPECT_TRUE(R.ok()) << R;
   auto J = fluxion::check_jvp(ctr::by_value, ctr::by_value_jvp, X0, a);
   EXPECT_TRUE(J.ok()) << J;
+}
+
+TEST(Containers, ChangedCopiesOfParameters) {
+  std::vector<double> x = {0.4, -1.1, 0.7, 0.2};
+  std::array<double, 3> a = {0.9, -0.3, 1.2};
+  double s = 0.8;
+  auto R = fluxion::check_gradient(ctr::changed_copies, ctr::changed_copies_grad,
+                                   x, a, s);
+  EXPECT_TRUE(R.ok()) << R;
+  auto J = fluxion::check_jvp(ctr::changed_copies, ctr::changed_copies_jvp, x,
+                              a, s);
+  EXPECT_TRUE(J.ok()) << J;
+  auto H = fluxion::check_hvp(ctr::changed_copies, ctr::changed_copies_hvp, x,
+                              a, s);
+  EXPECT_TRUE(H.ok()) << H;
+  // The caller's containers keep their values.
+  std::vector<double> dx(4);
+  std::array<double, 3> da = {0, 0, 0};
+  double ds = 0;
+  ctr::changed_copies_grad(x, a, s, &dx, &da, &ds);
+  EXPECT_EQ(x[0], 0.4);
+  EXPECT_EQ(x.size(), 4u);
+  EXPECT_EQ(a[0], 0.9);
 }
 
 TEST(Containers, CalleeWritesContainer) {

@@ -125,6 +125,15 @@ double norm2(Vec3 v) { return v.x * v.x + v.y * v.y + v.z * v.z; }
   return norm2(a) * s + norm2(b[0]) * a.x + std::cos(a.z * b[0].y);
 }
 
+// An object taken by value and changed: the function's own copy.
+[[fluxion::grad]] [[fluxion::jvp]] [[fluxion::hessian]] double
+changedCopy(Vec3 v, double k) {
+  v.x *= k;
+  v.y += v.x * v.z;
+  v = {v.y, v.z, v.x};
+  return norm2(v) + std::sin(v.x);
+}
+
 // An element of an array member of a const object passed to a callee's
 // const T&: its adjoint is a pointer into the adjoint object, which the
 // forward-over-reverse sweep of f_hvp must see as written.
@@ -308,6 +317,19 @@ TEST(Structs, BracedObjectReadingWhatItReplaces) {
   EXPECT_DOUBLE_EQ(r, structs::rotated(o2, a, 0.7));
   // d r / d k through v.y = a.x k and ps[1].m = k.
   EXPECT_NE(d_k, 0.0);
+}
+
+TEST(Structs, ChangedCopyOfAParameter) {
+  structs::Vec3 v = {0.4, -1.2, 0.9};
+  auto R = fluxion::check_gradient(structs::changedCopy,
+                                   structs::changedCopy_grad, v, 1.3);
+  EXPECT_TRUE(R.ok()) << R;
+  auto J = fluxion::check_jvp(structs::changedCopy, structs::changedCopy_jvp, v,
+                              1.3);
+  EXPECT_TRUE(J.ok()) << J;
+  auto H = fluxion::check_hvp(structs::changedCopy, structs::changedCopy_hvp,
+                              v, 1.3);
+  EXPECT_TRUE(H.ok()) << H;
 }
 
 TEST(Structs, StructuredBindings) {

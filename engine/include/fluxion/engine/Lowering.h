@@ -809,6 +809,9 @@ private:
   /// for's element).
   bool lowerContainerLocal(const clang::VarDecl *VD, ir::Block &Out,
                            const clang::Expr *InitAs = nullptr);
+  /// A parameter taken by value that the function writes: a local copy of
+  /// the argument, which P names in the body.
+  bool lowerParamCopy(clang::ParmVarDecl *P, ir::Block &Out);
 
   ir::Var *varFor(const clang::VarDecl *D, clang::SourceLocation UseLoc);
   /// A std::vector or std::array of Eigen objects: true after reporting
