@@ -13,6 +13,7 @@
 //===----------------------------------------------------------------------===//
 #include "fluxion/engine/Differentiator.h"
 #include "fluxion/engine/Emitter.h"
+#include "fluxion/engine/FunctionViews.h"
 #include "fluxion/engine/Lowering.h"
 
 #include "clang/AST/ASTContext.h"
@@ -181,6 +182,39 @@ bool Differentiator::checkJacobianParts(UserEntry &E, FunctionDecl *Def) {
   return true;
 }
 
+bool Differentiator::checkRerunState(UserEntry &E, FunctionDecl *Def,
+                                     StringRef Runs) {
+  auto Refuse = [&](const std::string &What) {
+    Diags.report(E.Loc, Diag::NotDifferentiable)
+        << Def
+        << (Runs.str() + ", and " + What +
+            ", which each run would find changed by the one before; keep "
+            "that state out of the function (pass it as a const input and "
+            "return or write its new value), or call f_jvp, f_vjp or f_hvp "
+            "yourself, restoring the state between calls");
+    return false;
+  };
+  const auto *Method = dyn_cast<CXXMethodDecl>(Def);
+  if (Method && !Method->isStatic() && !Method->isConst()) {
+    ParamMemoryUse Self = paramMemoryUse(viewOf(Method), 0);
+    if (Self.Read && Self.Written)
+      return Refuse("it changes members of its object that it reads");
+  }
+  for (unsigned I = 0; I < Def->getNumParams(); ++I) {
+    const ParmVarDecl *P = Def->getParamDecl(I);
+    QualType T = P->getType();
+    if (!(T->isPointerType() || T->isReferenceType()) ||
+        T->getPointeeType().isConstQualified() ||
+        (E.Active[I] && isFixedSizeOutput(Ctx, P)))
+      continue;
+    ParamMemoryUse Use = paramMemoryUse(Def, I);
+    if (Use.Read && Use.Written)
+      return Refuse("it changes what parameter '" + P->getNameAsString() +
+                    "' refers to and reads it");
+  }
+  return true;
+}
+
 /// What both ways of building f_jacobian start from: its parameters (J
 /// last), J's element type, and the row and element counters k and i.
 struct Frame {
@@ -309,6 +343,16 @@ void Differentiator::defineJacobian(UserEntry &E, FunctionDecl *Def) {
         !(E.Active[P] && isFixedSizeOutput(Ctx, Def->getParamDecl(P))))
       Replay = false;
   }
+  // Columns (f_jvp) and whole-f_vjp rows run f again each: state f reads
+  // and changes would differ from run to run.
+  uint64_t Runs = E.Forward ? 0 : (hasSeed(Def) ? 1 : 0);
+  for (const Part &P : Parts)
+    Runs += P.Output == !E.Forward ? P.Size : 0;
+  if ((E.Forward || !Replay) && Runs > 1 &&
+      !checkRerunState(E, Def,
+                       E.Forward ? "f_jacobian runs it once per column"
+                                 : "f_jacobian runs it once per row"))
+    return;
   // Rows or columns that call the sweep itself need its definition; the
   // replayed and lanes rows run the split pair instead.
   if (E.Forward || !Replay)

@@ -156,11 +156,32 @@ void Differentiator::defineUserHVP(UserEntry &E, FunctionDecl *Def) {
     Products.push_back(HV);
     Tangents[G] = HV;
   }
+  // A method's object is a constant of H v unless the annotation names
+  // "this"; but members the method writes are saved and restored by the
+  // adjoint, and tangents travel with every value on the tape, so they
+  // have tangents: zero, in an object of the class.
+  ir::Block Prologue;
+  if (Lowered != Def && !Active[0] &&
+      isDifferentiableRecord(F.Params[0]->Type->getPointeeType())) {
+    Var *Self = F.Params[0];
+    Var *Zero = F.makeVar(Var::Kind::Local, "_t_self_zero",
+                          Self->Type->getPointeeType().getUnqualifiedType());
+    Zero->ZeroInit = true;
+    Var *T = F.makeVar(Var::Kind::Local, "_t_self", Self->Type);
+    F.Locals.push_back(Zero);
+    F.Locals.push_back(T);
+    Prologue.push_back(
+        ir::assign(ir::ref(T), ir::addrOf(ir::ref(Zero), Self->Type)));
+    Tangents[Self] = T;
+  }
   ActivityInfo Activity(Adjoint, ActiveParams);
   TangentBuilder Builder(F, Ctx, Activity, *this, Diags, Tangents);
   for (Var *G : Gradients)
     Builder.Sinks.insert(G);
   auto Body = Builder.build(&Adjoint);
+  if (Body)
+    Body->insert(Body->begin(), std::make_move_iterator(Prologue.begin()),
+                 std::make_move_iterator(Prologue.end()));
   Current = nullptr;
   if (!Body) {
     explain(Def);
@@ -176,7 +197,14 @@ void Differentiator::defineUserHVP(UserEntry &E, FunctionDecl *Def) {
   R.Locals = F.Locals;
   R.Body = std::move(*Body);
   emitAndPublish(R);
-  if (E.Hessian)
+  if (!E.Hessian)
+    return;
+  uint64_t Columns = 0;
+  for (unsigned I = 0; I < Def->getNumParams(); ++I)
+    if (E.Active[I])
+      Columns += flatSize(Ctx, Def->getParamDecl(I));
+  if (Columns < 2 ||
+      checkRerunState(E, Def, "f_hessian runs it once per column"))
     defineDenseHessian(E, Def);
 }
 

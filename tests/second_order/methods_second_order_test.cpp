@@ -8,6 +8,8 @@
 
 #include "so_common.hpp"
 
+#include <fluxion/check.hpp>
+
 #include <cmath>
 #include <vector>
 
@@ -46,6 +48,21 @@ private:
   }
   double k_, ax_, ay_, rest_;
   int evaluations_ = 0;
+};
+
+// A non-const method that changes a member and puts it back: f_hvp (the
+// only second-order form for a pointer input) follows the member through
+// the adjoint's save and restore, with a zero tangent.
+struct Scaled {
+  double k;
+  [[fluxion::hessian]] double energy(const double *x, int n) {
+    k *= 2.0;
+    double s = 0;
+    for (int i = 0; i < n; ++i)
+      s += k * x[i] * x[i] * x[(i + 1) % n];
+    k *= 0.5;
+    return s;
+  }
 };
 
 } // namespace ms
@@ -112,6 +129,18 @@ TEST(MethodsSecondOrder, JacobianColumnsAndRows) {
     SO_EXPECT_CLOSE(Js[1], dy, 1e-12);
     SO_EXPECT_CLOSE(Js[2], ds, 1e-12);
   }
+}
+
+TEST(MethodsSecondOrder, HvpOfAMethodThatChangesAMember) {
+  ms::Scaled s{0.75};
+  std::vector<double> x = {0.4, -1.2, 0.9, 0.3};
+  auto f = [&](const double *p, int n) { return s.energy(p, n); };
+  auto hvp = [&](const double *p, int n, const double *v, double *hv) {
+    s.energy_hvp(p, n, v, hv);
+  };
+  auto R = fluxion::check_hvp(f, hvp, fluxion::span(x.data(), 4), 4);
+  EXPECT_TRUE(R.ok()) << R;
+  EXPECT_EQ(s.k, 0.75);
 }
 
 } // namespace

@@ -218,6 +218,11 @@ private:
   /// With the body known: f_jacobian has rows and columns (a located error
   /// otherwise).
   bool checkJacobianParts(UserEntry &E, clang::FunctionDecl *Def);
+  /// f_jacobian's columns, rows that are whole f_vjp calls, and
+  /// f_hessian's columns run f once each (Runs says so): f must not read state it changes (a member of its object, what
+  /// a non-output parameter points to). False after reporting it.
+  bool checkRerunState(UserEntry &E, clang::FunctionDecl *Def,
+                       llvm::StringRef Runs);
   bool checkAnnotation(clang::FunctionDecl *FD, const Annotation &A,
                        std::vector<bool> &Active,
                        std::vector<clang::VarDecl *> &Globals);
