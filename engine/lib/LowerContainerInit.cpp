@@ -258,6 +258,19 @@ bool FunctionLowering::lowerContainerLocal(const VarDecl *VD, ir::Block &Out,
     Vars[VD] = R->V;
     return true;
   }
+  // `A3 k1 = rhs(y);` with a lambda returning a container: likewise.
+  if (const auto *Call = dyn_cast_or_null<CallExpr>(
+          (InitAs ? InitAs : VD->getInit())
+              ? (InitAs ? InitAs : VD->getInit())->IgnoreImplicit()
+              : nullptr);
+      Call && isLambdaCall(Call) && !Call->getType()->isReferenceType() &&
+      Ctx.hasSameUnqualifiedType(Call->getType(), T)) {
+    ExprP R = lowerLambdaCall(Call, Out);
+    if (!R)
+      return false;
+    Vars[VD] = R->V;
+    return true;
+  }
   Var *V = F->makeVar(Var::Kind::Local, VD->getName(), Ctx.getPointerType(Elem),
                       const_cast<VarDecl *>(VD));
   Vars[VD] = V;

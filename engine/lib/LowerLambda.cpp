@@ -497,15 +497,26 @@ ExprP FunctionLowering::returnedContainer(const FunctionDecl *Fn,
         ir::mul(Value->Rows, Value->Cols, Ctx.getPointerDiffType()),
         "the result of '" + Fn->getNameAsString() + "'", Pre, Loc);
   }
-  if (!V || !isContainerStorageVar(V)) {
-    Diags.report(Ret ? Ret->getBeginLoc() : Loc, Diag::NotSupported)
-        << ("returning from '" + Fn->getNameAsString() +
-            "' a container other than a local std::vector of it")
-        << "fill a local std::vector and return it at the end ('std::vector<"
-           "double> r(n); ... return r;')";
+  if (V && isContainerStorageVar(V))
+    return ref(V, Loc);
+  // Another value (`return {2 * a[0], a[1]};`, `return x;` of a
+  // parameter): a new local of the result type initialised from it, as
+  // `R r = value; return r;` would be.
+  if (!Ret || !Ret->getRetValue()) {
+    Diags.report(Loc, Diag::NotSupported)
+        << ("'" + Fn->getNameAsString() + "' without a value to return")
+        << "end it with 'return r;'";
     return nullptr;
   }
-  return ref(V, Loc);
+  QualType T = RetTy.getUnqualifiedType();
+  SourceLocation At = Ret->getBeginLoc();
+  auto *Result = VarDecl::Create(
+      Ctx, const_cast<FunctionDecl *>(Fn), At, At,
+      &Ctx.Idents.get("_" + viewIdentifier(Fn)), T,
+      Ctx.getTrivialTypeSourceInfo(T, At), SC_None);
+  if (!lowerContainerLocal(Result, Pre, Ret->getRetValue()))
+    return nullptr;
+  return ref(Vars.lookup(Result), Loc);
 }
 
 const CallExpr *FunctionLowering::containerResultCall(const Expr *Init,

@@ -105,6 +105,27 @@ changed_copies(std::vector<double> x, std::array<double, 3> a, double s) {
   return t + a[2] * a[2];
 }
 
+// Containers returned as a braced list, as a parameter, or from a lambda
+// (an explicit Runge-Kutta step, as people write one).
+using State = std::array<double, 3>;
+State scaled(const State &a, double k) { return {k * a[0], a[1], k * a[2]}; }
+std::vector<double> same(const std::vector<double> &x) { return x; }
+
+[[fluxion::grad]] [[fluxion::jvp]] double
+rk2_energy(const State &y0, const std::vector<double> &w, double h) {
+  auto rhs = [&](const State &u) {
+    State r{u[1], -w[0] * u[0] - w[1] * u[1], u[0] * u[1]};
+    return r;
+  };
+  State k1 = rhs(y0);
+  State mid = {y0[0] + 0.5 * h * k1[0], y0[1] + 0.5 * h * k1[1],
+               y0[2] + 0.5 * h * k1[2]};
+  State k2 = rhs(mid);
+  State y1 = scaled(k2, h);
+  std::vector<double> c = same(w);
+  return (y0[0] + y1[0]) * (y0[0] + y1[0]) + c[1] * y1[1] * y1[2];
+}
+
 // A callee writing into a container it receives by reference.
 void axpy(double alpha, const std::vector<double> &x, std::vector<double> &y) {
   for (std::size_t i = 0; i < x.size(); ++i)
@@ -571,6 +592,16 @@ TEST(Containers, ChangedCopiesOfParameters) {
   EXPECT_EQ(x[0], 0.4);
   EXPECT_EQ(x.size(), 4u);
   EXPECT_EQ(a[0], 0.9);
+}
+
+TEST(Containers, ReturnedBracedListsParametersAndLambdaResults) {
+  ctr::State y = {0.4, -1.1, 0.7};
+  std::vector<double> w = {1.3, 0.2};
+  auto R = fluxion::check_gradient(ctr::rk2_energy, ctr::rk2_energy_grad, y,
+                                   w, 0.1);
+  EXPECT_TRUE(R.ok()) << R;
+  auto J = fluxion::check_jvp(ctr::rk2_energy, ctr::rk2_energy_jvp, y, w, 0.1);
+  EXPECT_TRUE(J.ok()) << J;
 }
 
 TEST(Containers, CalleeWritesContainer) {
