@@ -114,6 +114,10 @@ static bool jacobianParts(ASTContext &Ctx, FunctionDecl *FD,
       if (Skip)
         continue;
       uint64_t N = objectScalars(Ctx, ir::intConst(Ctx.IntTy, 0), O).size();
+      // A dynamic-size Eigen object has no fixed number of elements (and
+      // no scalars here): it has no place in J.
+      if (N == 0 || (eigenShape(Elem) && !containerFixedSize(Elem)))
+        return false;
       Parts.push_back({I, N, Output, false, O});
       continue;
     }
@@ -183,7 +187,7 @@ bool Differentiator::checkJacobianParts(UserEntry &E, FunctionDecl *Def) {
 }
 
 bool Differentiator::checkRerunState(UserEntry &E, FunctionDecl *Def,
-                                     StringRef Runs) {
+                                     StringRef Runs, bool Forward) {
   auto Refuse = [&](const std::string &What) {
     Diags.report(E.Loc, Diag::NotDifferentiable)
         << Def
@@ -206,6 +210,11 @@ bool Differentiator::checkRerunState(UserEntry &E, FunctionDecl *Def,
     if (!(T->isPointerType() || T->isReferenceType()) ||
         T->getPointeeType().isConstQualified() ||
         (E.Active[I] && isFixedSizeOutput(Ctx, P)))
+      continue;
+    // A reverse sweep gives back the real numbers it reads (scratch
+    // memory, `work[0] = ...; y = work[0] * x`); f_jvp gives back nothing,
+    // and neither gives back counters.
+    if (!Forward && T->getPointeeType()->isRealFloatingType())
       continue;
     ParamMemoryUse Use = paramMemoryUse(Def, I);
     if (Use.Read && Use.Written)
@@ -241,8 +250,8 @@ bool Differentiator::declareJacobian(UserEntry &E, const Annotation &A) {
         << FD
         << "a dense Jacobian needs scalar, fixed-size array and object "
            "parameters (T x[N], const S &s; outputs T y[N], S &out); use "
-           "f_jvp or f_vjp for pointers, containers and non-const scalar "
-           "references";
+           "f_jvp or f_vjp for pointers, containers, dynamic-size Eigen "
+           "objects and non-const scalar references";
     return false;
   }
   uint64_t Rows = hasSeed(FD) ? 1 : 0, Cols = 0;
@@ -351,7 +360,8 @@ void Differentiator::defineJacobian(UserEntry &E, FunctionDecl *Def) {
   if ((E.Forward || !Replay) && Runs > 1 &&
       !checkRerunState(E, Def,
                        E.Forward ? "f_jacobian runs it once per column"
-                                 : "f_jacobian runs it once per row"))
+                                 : "f_jacobian runs it once per row",
+                       E.Forward))
     return;
   // Rows or columns that call the sweep itself need its definition; the
   // replayed and lanes rows run the split pair instead.
@@ -361,7 +371,14 @@ void Differentiator::defineJacobian(UserEntry &E, FunctionDecl *Def) {
     uint64_t Rows = hasSeed(Def) ? 1 : 0;
     for (const Part &P : Parts)
       Rows += P.Output ? P.Size : 0;
-    if (Rows > 1 && Rows <= MaxLanes && lanesPossible(Def)) {
+    // Lanes of an Eigen object's adjoint would be indexed past the first
+    // object by its operator(): those rows replay instead.
+    bool EigenParts = llvm::any_of(Parts, [&](const Part &P) {
+      return eigenShape(Def->getParamDecl(P.Param)->getType()
+                            .getNonReferenceType())
+          .has_value();
+    });
+    if (Rows > 1 && Rows <= MaxLanes && !EigenParts && lanesPossible(Def)) {
       defineJacobianLanes(E, Def, Rows);
       return;
     }

@@ -204,7 +204,8 @@ void Differentiator::defineUserHVP(UserEntry &E, FunctionDecl *Def) {
     if (E.Active[I])
       Columns += flatSize(Ctx, Def->getParamDecl(I));
   if (Columns < 2 ||
-      checkRerunState(E, Def, "f_hessian runs it once per column"))
+      checkRerunState(E, Def, "f_hessian runs it once per column",
+                      /*Forward=*/false))
     defineDenseHessian(E, Def);
 }
 

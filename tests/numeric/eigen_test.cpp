@@ -263,6 +263,15 @@ reproject(const double cam[9], const double X[3], const double obs[2],
   r[1] = cam[6] * d * v - obs[1];
 }
 
+// Eigen objects as the parameters of f_jacobian, with fewer rows than
+// columns (reverse rows): a Ceres-style residual with a Matrix3d input and
+// a Vector2d output beside the returned value.
+[[fluxion::jacobian]] double residual(const Eigen::Matrix3d &M, double s,
+                                      Eigen::Vector2d &out) {
+  out = s * M.col(0).head<2>() * M(2, 2) + M.row(1).tail<2>().transpose();
+  return M.sum() * s + std::sin(M(0, 1));
+}
+
 // Rectifiers as Eigen users write them: cwiseMax / cwiseMin with a number,
 // an array's max / min with a number and with another array.
 [[fluxion::grad]] [[fluxion::jvp]] [[fluxion::hessian]] double
@@ -546,6 +555,15 @@ TEST(Eigen, ReprojectionJacobian) {
   double X[3] = {0.3, 0.2, 1.1}, obs[2] = {10, 20}, r[2];
   auto J = fluxion::check_jacobian(eig::reproject, eig::reproject_jacobian,
                                    cam, X, fluxion::constant(obs), r);
+  EXPECT_TRUE(J.ok()) << J;
+}
+
+TEST(Eigen, JacobianOverEigenObjects) {
+  Eigen::Matrix3d M;
+  M << 0.3, -1.2, 0.8, 0.5, 1.1, -0.4, 0.9, 0.2, -0.7;
+  Eigen::Vector2d out;
+  auto J = fluxion::check_jacobian(eig::residual, eig::residual_jacobian, M,
+                                   1.3, out);
   EXPECT_TRUE(J.ok()) << J;
 }
 

@@ -253,3 +253,10 @@ static const Eigen::Vector3d &pick(const Eigen::Vector3d &a,
   // CHECK: eigen.cpp:[[@LINE+1]]:10: error: fluxion: calling 'pick', which returns a reference to an Eigen object is not supported in a differentiated function; return the object by value, or pass the one it would return to the caller's expression
   return pick(a, b, 1).dot(b);
 }
+
+// A dynamic-size Eigen object has no fixed number of columns.
+// CHECK: eigen.cpp:[[@LINE+1]]:3: error: fluxion: cannot generate derivatives of 'dynamic': a dense Jacobian needs scalar, fixed-size array and object parameters
+[[fluxion::jacobian]] double dynamic(const Eigen::Vector3d &x,
+                                     const Eigen::MatrixXd &W) {
+  return (W * x).squaredNorm();
+}

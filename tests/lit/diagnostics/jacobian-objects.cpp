@@ -9,7 +9,7 @@ struct Span {
   const double *p;
   int n;
 };
-// CHECK: jacobian-objects.cpp:[[@LINE+1]]:3: error: fluxion: cannot generate derivatives of 'sum': a dense Jacobian needs scalar, fixed-size array and object parameters (T x[N], const S &s; outputs T y[N], S &out); use f_jvp or f_vjp for pointers, containers and non-const scalar references
+// CHECK: jacobian-objects.cpp:[[@LINE+1]]:3: error: fluxion: cannot generate derivatives of 'sum': a dense Jacobian needs scalar, fixed-size array and object parameters (T x[N], const S &s; outputs T y[N], S &out); use f_jvp or f_vjp for pointers, containers, dynamic-size Eigen objects and non-const scalar references
 [[fluxion::jacobian]] double sum(const Span &s) {
   double t = 0;
   for (int i = 0; i < s.n; ++i)

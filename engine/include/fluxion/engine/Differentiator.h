@@ -221,8 +221,9 @@ private:
   /// f_jacobian's columns, rows that are whole f_vjp calls, and
   /// f_hessian's columns run f once each (Runs says so): f must not read state it changes (a member of its object, what
   /// a non-output parameter points to). False after reporting it.
+  /// Forward: the runs are f_jvp calls, which give back nothing.
   bool checkRerunState(UserEntry &E, clang::FunctionDecl *Def,
-                       llvm::StringRef Runs);
+                       llvm::StringRef Runs, bool Forward);
   bool checkAnnotation(clang::FunctionDecl *FD, const Annotation &A,
                        std::vector<bool> &Active,
                        std::vector<clang::VarDecl *> &Globals);
