@@ -205,6 +205,36 @@ static bool readsHeld(const EigenTerm &T, const ir::Expr &Dst) {
   return (T.A && readsHeld(*T.A, Dst)) || (T.B && readsHeld(*T.B, Dst));
 }
 
+/// Whether a part of T that reads coefficients other than the one it
+/// computes reads V: `H + d * d.transpose()` mixes, but in a product that
+/// does not read H, so H may be assigned it. A coefficient-wise sum,
+/// difference, product, quotient, max, min or cast, and one with a number
+/// that does not read V, is looked through; anything else that mixes and
+/// reads V counts whole.
+static bool mixingReads(const EigenTerm &T, const Var *V) {
+  if (!T.Mixes || !T.Reads.count(V))
+    return false;
+  using K = EigenTerm::Kind;
+  bool Coefficientwise =
+      T.K == K::Add || T.K == K::Subtract || T.K == K::CwiseProduct ||
+      T.K == K::CwiseQuotient || T.K == K::Max || T.K == K::Min ||
+      T.K == K::Cast;
+  bool WithNumber = T.K == K::Scale || T.K == K::DivideByScalar ||
+                    T.K == K::AddScalar || T.K == K::SubScalar ||
+                    T.K == K::ScalarMinus || T.K == K::ScalarOver;
+  if (WithNumber && T.Value) {
+    bool NumberReads = false;
+    ir::forEachExpr(*T.Value, [&](const ir::Expr &E) {
+      NumberReads |= E.K == ir::ExprKind::VarRef && E.V == V;
+    });
+    Coefficientwise = !NumberReads;
+  }
+  bool Operands = (T.A && T.A->Mixes) || (T.B && T.B->Mixes);
+  if (!Coefficientwise || !Operands)
+    return true;
+  return (T.A && mixingReads(*T.A, V)) || (T.B && mixingReads(*T.B, V));
+}
+
 bool FunctionLowering::assignEigenTerm(ExprP Dst, BinaryOperatorKind Op,
                                        const std::unique_ptr<EigenTerm> &R,
                                        ir::Block &Pre, SourceLocation Loc,
@@ -237,7 +267,7 @@ bool FunctionLowering::assignEigenTerm(ExprP Dst, BinaryOperatorKind Op,
            "view";
     return false;
   }
-  if (R->Mixes && ReadsDst) {
+  if (R->Mixes && (Held ? ReadsDst : mixingReads(*R, V))) {
     Diags.report(Loc, Diag::NotSupported)
         << ("assigning to '" + Name +
             "' an expression that reads other coefficients of '" +

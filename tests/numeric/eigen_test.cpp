@@ -272,6 +272,21 @@ reproject(const double cam[9], const double X[3], const double obs[2],
   return M.sum() * s + std::sin(M(0, 1));
 }
 
+// A variable assigned an expression that reads it coefficient by
+// coefficient beside a product that does not: no aliasing (Eigen needs no
+// temporary either).
+[[fluxion::grad]] [[fluxion::jvp]] double
+updatedInPlace(const Eigen::MatrixXd &A, const Eigen::VectorXd &y,
+               const Eigen::Vector3d &d) {
+  Eigen::Matrix3d H = Eigen::Matrix3d::Identity();
+  for (int k = 0; k < 2; ++k)
+    H = H + (k + 1.0) * d * d.transpose();
+  Eigen::VectorXd x = y;
+  x = x + A * y;
+  x = 0.5 * (x - A * y.cwiseProduct(y)) / d(1);
+  return H.sum() * x.squaredNorm() + H(0, 2);
+}
+
 // Rectifiers as Eigen users write them: cwiseMax / cwiseMin with a number,
 // an array's max / min with a number and with another array.
 [[fluxion::grad]] [[fluxion::jvp]] [[fluxion::hessian]] double
@@ -564,6 +579,20 @@ TEST(Eigen, JacobianOverEigenObjects) {
   Eigen::Vector2d out;
   auto J = fluxion::check_jacobian(eig::residual, eig::residual_jacobian, M,
                                    1.3, out);
+  EXPECT_TRUE(J.ok()) << J;
+}
+
+TEST(Eigen, InPlaceBesideProducts) {
+  Eigen::MatrixXd A(3, 3);
+  A << 0.3, -1.2, 0.8, 0.5, 1.1, -0.4, 0.9, 0.2, -0.7;
+  Eigen::VectorXd y(3);
+  y << 0.4, -0.6, 1.1;
+  Eigen::Vector3d d(0.7, 1.3, -0.2);
+  auto R = fluxion::check_gradient(eig::updatedInPlace,
+                                   eig::updatedInPlace_grad, A, y, d);
+  EXPECT_TRUE(R.ok()) << R;
+  auto J = fluxion::check_jvp(eig::updatedInPlace, eig::updatedInPlace_jvp, A,
+                              y, d);
   EXPECT_TRUE(J.ok()) << J;
 }
 
