@@ -10,6 +10,7 @@
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/DeclCXX.h"
 #include "clang/AST/ExprCXX.h"
+#include "llvm/ADT/StringSwitch.h"
 
 using namespace clang;
 
@@ -99,6 +100,32 @@ const clang::Expr *bare(const clang::Expr *E) {
       return E;
     E = Next;
   }
+}
+
+unsigned blockViewArity(StringRef Name) {
+  return llvm::StringSwitch<unsigned>(Name)
+      .Cases("col", "row", "head", "tail", 1)
+      .Cases("topRows", "bottomRows", "leftCols", "rightCols", 1)
+      .Cases("segment", "middleRows", "middleCols", 2)
+      .Cases("topLeftCorner", "topRightCorner", "bottomLeftCorner",
+             "bottomRightCorner", 2)
+      .Case("block", 4)
+      .Default(0);
+}
+
+bool blockViewIntegers(const CXXMemberCallExpr *MC, unsigned Arity,
+                       llvm::SmallVectorImpl<const clang::Expr *> &Args,
+                       llvm::SmallVectorImpl<int64_t> &Fixed) {
+  for (const clang::Expr *A : MC->arguments())
+    Args.push_back(A);
+  const CXXMethodDecl *M = MC->getMethodDecl();
+  if (Args.size() < Arity && M)
+    if (const TemplateArgumentList *TA = M->getTemplateSpecializationArgs())
+      for (const TemplateArgument &A : TA->asArray())
+        if (A.getKind() == TemplateArgument::Integral &&
+            Args.size() + Fixed.size() < Arity)
+          Fixed.push_back(A.getAsIntegral().getExtValue());
+  return Args.size() + Fixed.size() == Arity;
 }
 
 bool isStopGradient(const FunctionDecl *FD) {

@@ -55,6 +55,16 @@ std::string eigenStorageName(const ir::ExprP &Storage);
 /// fluxion::stop_gradient (an Eigen operand's coefficients under it carry
 /// no derivative: a Function term of it, LowerEigenCoefficients.cpp).
 bool isStopGradient(const clang::FunctionDecl *FD);
+/// The integers a block view takes, offsets first, then extents (col,
+/// row, head, tail, topRows, leftCols ...: 1; segment, middleRows,
+/// middleCols, the corners: 2; block: 4); 0 for anything else.
+unsigned blockViewArity(llvm::StringRef Name);
+/// The integers of a block view call: its arguments, then the integral
+/// template arguments where the arguments are fewer (`block<2, 2>(i, j)`,
+/// `topLeftCorner<2, 3>()`). False when they are not Arity in all.
+bool blockViewIntegers(const clang::CXXMemberCallExpr *MC, unsigned Arity,
+                       llvm::SmallVectorImpl<const clang::Expr *> &Args,
+                       llvm::SmallVectorImpl<int64_t> &Fixed);
 /// A copy of T and its operands (the IR expressions are shared).
 std::unique_ptr<EigenTerm> cloneEigenTerm(const EigenTerm &T);
 } // namespace fluxion

@@ -432,20 +432,21 @@ FunctionLowering::lowerEigenTermOf(const clang::Expr *E, ir::Block &Pre) {
       Term->Mixes = true; // reads coefficients other than its own
       return Term;
     }
-    // Views read in place: col(k), row(k), block(i, j, r, c), and on
-    // vectors head(n), tail(n), segment(i, n).
-    bool View = (N == 1 && (Name == "col" || Name == "row" ||
-                            Name == "head" || Name == "tail")) ||
-                (N == 2 && Name == "segment") || (N == 4 && Name == "block");
-    if (View) {
+    // Views read in place: col(k), row(k), block(i, j, r, c) (sizes also
+    // as template arguments), topRows(n) and the other sides and
+    // corners, and on vectors head(n), tail(n), segment(i, n).
+    llvm::SmallVector<const clang::Expr *, 4> ViewArgs;
+    llvm::SmallVector<int64_t, 2> ViewFixed;
+    unsigned Arity = blockViewArity(Name);
+    if (Arity && blockViewIntegers(MC, Arity, ViewArgs, ViewFixed)) {
       Term->K = EigenTerm::Kind::Block;
       Term->A = lowerEigenTerm(Object, Pre);
       if (!Term->A)
         return nullptr;
       const EigenTerm &A = *Term->A;
       llvm::SmallVector<ExprP, 4> Ints;
-      for (unsigned I = 0; I < N; ++I) {
-        ExprP X = lowerExpr(MC->getArg(I), Pre);
+      for (const clang::Expr *Arg : ViewArgs) {
+        ExprP X = lowerExpr(Arg, Pre);
         if (!X)
           return nullptr;
         if (X->K == ir::ExprKind::Const && X->Ty->isIntegerType())
@@ -454,6 +455,8 @@ FunctionLowering::lowerEigenTermOf(const clang::Expr *E, ir::Block &Pre) {
           X = materialize(ir::cast(IndexTy, X), Pre, "_at", Loc);
         Ints.push_back(X);
       }
+      for (int64_t F : ViewFixed)
+        Ints.push_back(ir::intConst(IndexTy, F));
       bool Vector = A.Rows->isOne() || A.Cols->isOne();
       bool Column = A.Cols->isOne();
       ExprP Zero = ir::intConst(IndexTy, 0), One = ir::intConst(IndexTy, 1);
@@ -484,6 +487,28 @@ FunctionLowering::lowerEigenTermOf(const clang::Expr *E, ir::Block &Pre) {
         Term->ColOffset = Ints[1];
         Term->Rows = Ints[2];
         Term->Cols = Ints[3];
+      } else if (Name.ends_with("Rows") || Name.ends_with("Cols")) {
+        // topRows(n), bottomRows(n), middleRows(i, n), and the columns'.
+        bool Rows = Name.ends_with("Rows");
+        ExprP Len = Ints.back();
+        ExprP Whole = Rows ? A.Rows : A.Cols;
+        ExprP At = Name.starts_with("middle") ? Ints[0]
+                   : Name.starts_with("bottom") || Name.starts_with("right")
+                       ? ir::sub(Whole, Len, IndexTy)
+                       : Zero;
+        Term->RowOffset = Rows ? At : Zero;
+        Term->ColOffset = Rows ? Zero : At;
+        Term->Rows = Rows ? Len : A.Rows;
+        Term->Cols = Rows ? A.Cols : Len;
+      } else if (Name.ends_with("Corner")) {
+        Term->Rows = Ints[0];
+        Term->Cols = Ints[1];
+        Term->RowOffset = Name.starts_with("bottom")
+                              ? ir::sub(A.Rows, Ints[0], IndexTy)
+                              : Zero;
+        Term->ColOffset = Name.contains("Right")
+                              ? ir::sub(A.Cols, Ints[1], IndexTy)
+                              : Zero;
       } else {
         Term->RowOffset = Column ? Off : Zero;
         Term->ColOffset = Column ? Zero : Off;

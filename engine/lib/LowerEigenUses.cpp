@@ -539,19 +539,11 @@ bool FunctionLowering::lowerEigenViewAssignment(const clang::Expr *Target,
   StringRef Name = M->getName();
   unsigned N = MC->getNumArgs();
   // The extents as arguments, or as template arguments (`head<2>()`, whose
-  // extent is also a defaulted argument).
-  N = llvm::count_if(MC->arguments(), [](const clang::Expr *A) {
-    return !isa<CXXDefaultArgExpr>(A);
-  });
-  unsigned Fixed = 0;
-  if (const TemplateArgumentList *TA = M->getTemplateSpecializationArgs())
-    Fixed = llvm::count_if(TA->asArray(), [](const TemplateArgument &A) {
-      return A.getKind() == TemplateArgument::Integral;
-    });
-  bool View = (N == 1 && (Name == "col" || Name == "row")) ||
-              (N + Fixed == 1 && (Name == "head" || Name == "tail")) ||
-              (N + Fixed == 2 && Name == "segment") ||
-              (N + Fixed == 4 && Name == "block") ||
+  // extent is also a defaulted argument, `block<2, 2>(i, j)`).
+  llvm::SmallVector<const clang::Expr *, 4> ViewArgs;
+  llvm::SmallVector<int64_t, 2> ViewFixed;
+  unsigned Arity = blockViewArity(Name);
+  bool View = (Arity && blockViewIntegers(MC, Arity, ViewArgs, ViewFixed)) ||
               (N == 0 && Name == "diagonal");
   if (!View)
     return false;

@@ -83,6 +83,21 @@ using Eigen::VectorXd;
   return a.squaredNorm() + b.sum() + c.prod();
 }
 
+// Sides and corners, and blocks whose sizes are template arguments, as
+// readers and as writers.
+[[fluxion::grad]] [[fluxion::jvp]] double
+sidesAndCorners(const Eigen::Matrix4d &M, const MatrixXd &D) {
+  Eigen::Matrix4d W = M;
+  W.block<2, 2>(1, 1) *= 2.0;
+  W.topRows(1) += M.bottomRows<1>();
+  W.rightCols(2) = M.leftCols<2>() * 0.5;
+  double s = W.block<2, 2>(0, 0).sum() +
+             M.topLeftCorner<2, 3>().squaredNorm() +
+             M.bottomRightCorner(2, 2).sum() * M.middleCols(1, 2).sum() +
+             D.middleRows<2>(1).squaredNorm() + D.topRightCorner(2, 1).sum();
+  return s + W.squaredNorm();
+}
+
 } // namespace views
 
 namespace {
@@ -102,6 +117,20 @@ template <class Fn> double central(Fn F, double *p) {
   double b = F();
   *p = old;
   return (a - b) / (2 * h);
+}
+
+TEST(EigenViews, SidesCornersAndFixedBlocks) {
+  Eigen::Matrix4d M;
+  M << 0.3, -1.2, 0.8, 0.1, 0.5, 1.1, -0.4, 0.7, 0.9, 0.2, -0.7, -0.3, 0.6,
+      -0.5, 0.4, 1.2;
+  MatrixXd D(4, 3);
+  D << 0.2, -0.3, 0.5, 1.0, 0.4, -0.8, -0.6, 0.9, 0.1, 0.3, -1.1, 0.7;
+  auto R = fluxion::check_gradient(views::sidesAndCorners,
+                                   views::sidesAndCorners_grad, M, D);
+  EXPECT_TRUE(R.ok()) << R;
+  auto J = fluxion::check_jvp(views::sidesAndCorners,
+                              views::sidesAndCorners_jvp, M, D);
+  EXPECT_TRUE(J.ok()) << J;
 }
 
 TEST(EigenViews, MapParameters) {
