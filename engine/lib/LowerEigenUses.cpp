@@ -498,13 +498,26 @@ bool FunctionLowering::lowerWholeArrayAssignment(const CXXOperatorCallExpr *Op,
     return false;
   bool Array = isArrayExpression(Target->getType());
   bool Compound = Array && isArrayCompound(K, Op->getArg(1));
-  if (!Compound && K != BO_Assign && K != BO_AddAssign && K != BO_SubAssign)
+  // `x.array() /= 2.0`: the variable scaled, as `x /= 2.0` scales it.
+  bool Scaled = (K == BO_MulAssign || K == BO_DivAssign) &&
+                bare(Op->getArg(1))->getType()->isArithmeticType();
+  if (!Compound && !Scaled && K != BO_Assign && K != BO_AddAssign &&
+      K != BO_SubAssign)
     return false;
   SourceLocation Loc = Op->getExprLoc();
   ExprP Dst = eigenVariableOf(Of, Pre, Array ? "array()" : "matrix()",
                               /*Writable=*/true);
   if (!Dst)
     return true;
+  if (Scaled && !Compound) {
+    // What `x *= s` on the variable does.
+    const auto *M = dyn_cast_or_null<CXXMethodDecl>(Op->getDirectCallee());
+    std::optional<EigenShape> Shape =
+        eigenShape(Of->getType().getNonReferenceType());
+    if (M && Shape)
+      lowerEigenCall(Op, M, Dst, *Shape, Pre, Out);
+    return true;
+  }
   if (Compound ? assignToArray(Dst, K, Op->getArg(1), Pre, Loc, nullptr)
                : lowerEigenAssignment(Dst, K, Op->getArg(1), Pre, Loc))
     Out = Dst;

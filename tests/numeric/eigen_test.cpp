@@ -287,6 +287,18 @@ updatedInPlace(const Eigen::MatrixXd &A, const Eigen::VectorXd &y,
   return H.sum() * x.squaredNorm() + H(0, 2);
 }
 
+// A variable scaled through its array or matrix face.
+[[fluxion::grad]] [[fluxion::jvp]] double
+scaledInPlace(const Eigen::VectorXd &x0, double s) {
+  Eigen::VectorXd x = x0;
+  x.array() /= 2.0;
+  x.array() *= s;
+  x.matrix() *= x0(0);
+  Eigen::Matrix3d M = Eigen::Matrix3d::Identity() * s;
+  M.array() *= x0(1);
+  return x.squaredNorm() + M.sum();
+}
+
 // Rectifiers as Eigen users write them: cwiseMax / cwiseMin with a number,
 // an array's max / min with a number and with another array.
 [[fluxion::grad]] [[fluxion::jvp]] [[fluxion::hessian]] double
@@ -593,6 +605,17 @@ TEST(Eigen, InPlaceBesideProducts) {
   EXPECT_TRUE(R.ok()) << R;
   auto J = fluxion::check_jvp(eig::updatedInPlace, eig::updatedInPlace_jvp, A,
                               y, d);
+  EXPECT_TRUE(J.ok()) << J;
+}
+
+TEST(Eigen, ScaledThroughArrayOrMatrix) {
+  Eigen::VectorXd x(4);
+  x << 0.4, -0.6, 1.1, 0.3;
+  auto R = fluxion::check_gradient(eig::scaledInPlace, eig::scaledInPlace_grad,
+                                   x, 0.7);
+  EXPECT_TRUE(R.ok()) << R;
+  auto J = fluxion::check_jvp(eig::scaledInPlace, eig::scaledInPlace_jvp, x,
+                              0.7);
   EXPECT_TRUE(J.ok()) << J;
 }
 
