@@ -449,8 +449,12 @@ FunctionLowering::lowerEigenTermOf(const clang::Expr *E, ir::Block &Pre) {
         ExprP X = lowerExpr(Arg, Pre);
         if (!X)
           return nullptr;
+        // A size known before the loops stays as written (`D.rows()`, a
+        // const int): a local sized by it in a loop can be sized there.
         if (X->K == ir::ExprKind::Const && X->Ty->isIntegerType())
           X = ir::intConst(IndexTy, X->IVal.getExtValue());
+        else if (knownBeforeLoops(*X))
+          X = ir::cast(IndexTy, X);
         else
           X = materialize(ir::cast(IndexTy, X), Pre, "_at", Loc);
         Ints.push_back(X);

@@ -50,6 +50,20 @@ mixture(const MatrixXd &icf, const MatrixXd &means, const MatrixXd &X) {
 // Sized by a parameter, a size of a parameter, or a list; zeros again at
 // each iteration; a product into a local of the loop; nested loops; locals
 // declared empty in the loop and sized after.
+// Locals of a loop initialised from blocks sized by a parameter's size or
+// by an integer fixed before the loop.
+[[fluxion::grad]] [[fluxion::jvp]] double blocks_in_loops(const MatrixXd &D,
+                                                          const VectorXd &x) {
+  const int r = int(D.rows());
+  double s = 0;
+  for (int i = 0; i < 3; ++i) {
+    VectorXd z = D.block(0, 2 * i, D.rows(), 2) * x.segment(2 * i, 2);
+    VectorXd w = D.block(0, 2 * i, r, 2) * x.segment(2 * i, 2);
+    s += z.squaredNorm() + w.sum() * z(0);
+  }
+  return s;
+}
+
 [[fluxion::grad]] [[fluxion::jvp]] [[fluxion::hessian]] double
 sized_in_loops(const MatrixXd &W, const VectorXd &x, int n) {
   double s = 0;
@@ -203,6 +217,15 @@ TEST(EigenLoops, SizesKnownBeforeTheLoop) {
   EXPECT_TRUE(J.ok()) << J;
   auto H = fluxion::check_hvp(sized_in_loops, sized_in_loops_hvp, W, x, 4);
   EXPECT_TRUE(H.ok()) << H;
+}
+
+TEST(EigenLoops, BlocksSizedBeforeTheLoop) {
+  MatrixXd D = eigen_inputs::matrix(4, 6, 0.3);
+  VectorXd x = eigen_inputs::vec(6, 0.7);
+  auto G = fluxion::check_gradient(blocks_in_loops, blocks_in_loops_grad, D, x);
+  EXPECT_TRUE(G.ok()) << G;
+  auto J = fluxion::check_jvp(blocks_in_loops, blocks_in_loops_jvp, D, x);
+  EXPECT_TRUE(J.ok()) << J;
 }
 
 TEST(EigenLoops, InsideARangeBasedFor) {
