@@ -91,7 +91,13 @@ ExprP FunctionLowering::eigenTemporary(StringRef Name, QualType T,
            "sizes";
     return nullptr;
   }
-  if (LoopDepth && !Fixed) {
+  // In a loop, a dynamic-size one is sized once, before the outermost
+  // loop, when its size is known there (`layer(W, X.col(s))` has W's
+  // rows), and assigned again at each iteration like a fixed-size one.
+  bool SizedBeforeLoops =
+      LoopDepth && !Fixed && LoopEntry && Count && knownBeforeLoops(*Count) &&
+      (!DynamicMatrix || knownBeforeLoops(*Value->Rows));
+  if (LoopDepth && !Fixed && !SizedBeforeLoops) {
     // Sized again at each iteration, it would need its old contents and
     // size recorded for the reverse sweep (a fixed-size one is assigned
     // again, like a local array).
@@ -108,13 +114,16 @@ ExprP FunctionLowering::eigenTemporary(StringRef Name, QualType T,
                       VD);
   F->Locals.push_back(V);
   ExprP Storage = ir::ref(V, Loc);
+  ir::Block &SizeAt = SizedBeforeLoops ? *LoopEntry : Pre;
   if (!Fixed)
-    Pre.push_back(ir::resize(
+    SizeAt.push_back(ir::resize(
         Storage,
-        materialize(ir::cast(Ctx.getSizeType(), Count), Pre, "_n", Loc), Loc,
-        DynamicMatrix ? materialize(ir::cast(Ctx.getSizeType(), Value->Rows),
-                                    Pre, "_rows", Loc)
-                      : nullptr));
+        materialize(ir::cast(Ctx.getSizeType(), Count), SizeAt, "_n", Loc),
+        Loc,
+        DynamicMatrix
+            ? materialize(ir::cast(Ctx.getSizeType(), Value->Rows), SizeAt,
+                          "_rows", Loc)
+            : nullptr));
   if (Value && !assignEigenTerm(Storage, BO_Assign, Value, Pre, Loc))
     return nullptr;
   return Storage;

@@ -50,6 +50,21 @@ mixture(const MatrixXd &icf, const MatrixXd &means, const MatrixXd &X) {
 // Sized by a parameter, a size of a parameter, or a list; zeros again at
 // each iteration; a product into a local of the loop; nested loops; locals
 // declared empty in the loop and sized after.
+// A callee returning a dynamic-size vector, called in a loop over the
+// columns of a batch: its result is sized once, before the loop.
+VectorXd layer(const MatrixXd &W, const VectorXd &x) {
+  return (W * x).array().tanh().matrix();
+}
+[[fluxion::grad]] [[fluxion::jvp]] double batch_loss(const MatrixXd &W,
+                                                     const MatrixXd &X) {
+  double L = 0;
+  for (int s = 0; s < X.cols(); ++s) {
+    VectorXd h = layer(W, X.col(s));
+    L += h.squaredNorm() * (s + 1);
+  }
+  return L;
+}
+
 // Locals of a loop initialised from blocks sized by a parameter's size or
 // by an integer fixed before the loop.
 [[fluxion::grad]] [[fluxion::jvp]] double blocks_in_loops(const MatrixXd &D,
@@ -217,6 +232,15 @@ TEST(EigenLoops, SizesKnownBeforeTheLoop) {
   EXPECT_TRUE(J.ok()) << J;
   auto H = fluxion::check_hvp(sized_in_loops, sized_in_loops_hvp, W, x, 4);
   EXPECT_TRUE(H.ok()) << H;
+}
+
+TEST(EigenLoops, CalleeResultsInALoop) {
+  MatrixXd W = eigen_inputs::matrix(3, 4, 0.2);
+  MatrixXd X = eigen_inputs::matrix(4, 3, 0.5);
+  auto G = fluxion::check_gradient(batch_loss, batch_loss_grad, W, X);
+  EXPECT_TRUE(G.ok()) << G;
+  auto J = fluxion::check_jvp(batch_loss, batch_loss_jvp, W, X);
+  EXPECT_TRUE(J.ok()) << J;
 }
 
 TEST(EigenLoops, BlocksSizedBeforeTheLoop) {
