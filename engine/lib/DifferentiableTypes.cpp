@@ -209,6 +209,11 @@ static bool isLibraryClass(const CXXRecordDecl *RD) {
 }
 
 namespace {
+struct RecordShape;
+} // namespace
+static RecordShape shapeOf(QualType T);
+
+namespace {
 /// What a class's data members hold, walked recursively.
 struct RecordShape {
   bool HasFloating = false;
@@ -260,7 +265,17 @@ struct RecordShape {
                   "': Eigen views inside classes are not followed yet";
         return;
       }
-      if (Path.empty())
+      if (Path.empty() && Elem->isRecordType() &&
+          containerElement(Elem).isNull() &&
+          !shapeOf(Elem.getCanonicalType()).Container.empty())
+        Problem = "its elements are '" +
+                  Elem.getUnqualifiedType().getAsString(Policy) +
+                  "', a class holding a container (member '" +
+                  shapeOf(Elem.getCanonicalType()).Container +
+                  "'), and containers of such classes are not followed "
+                  "yet, where a class with a plain array member ('double "
+                  "p[2]') is";
+      else if (Path.empty())
         Problem = "its elements are '" +
                   Elem.getUnqualifiedType().getAsString(Policy) +
                   "': containers of containers or of classes are not "

@@ -148,3 +148,14 @@ struct Pt {
   v.push_back(Pt(k, k * k));
   return v[0].x * v[1].y;
 }
+
+// A container of a class that itself holds a container: the message names
+// the member, and a plain array member works instead.
+struct Holder {
+  std::vector<double> p;
+  double m;
+};
+// CHECK: containers.cpp:[[@LINE+1]]:3: error: fluxion: cannot generate derivatives of 'potential': parameter 'bs' of type 'const std::vector<Holder> &' cannot be differentiated yet (its elements are 'Holder', a class holding a container (member 'p'), and containers of such classes are not followed yet, where a class with a plain array member ('double p[2]') is)
+[[fluxion::grad]] double potential(const std::vector<Holder> &bs) {
+  return bs[0].m * bs[1].p[0];
+}
