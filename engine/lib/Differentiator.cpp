@@ -968,10 +968,22 @@ void Differentiator::drain(bool AtEnd) {
   }
   if (!AtEnd)
     return;
+  // A forward or backward function made for a callee has no body only
+  // when making it failed, which was reported in the user's words: a
+  // derivative of it (a second order's) adds nothing but its name.
+  auto MadeForACallee = [&](const FunctionDecl *Fn) {
+    return llvm::any_of(SplitOrder, [&](const SplitEntry *S) {
+      return S->Fwd == Fn || S->Bwd == Fn;
+    });
+  };
   auto Report = [&](auto &Entries, StringRef Suffix) {
     for (auto *E : Entries) {
       if (E->Defined)
         continue;
+      if (MadeForACallee(E->Callee)) {
+        E->Defined = true;
+        continue;
+      }
       if constexpr (std::is_same_v<std::decay_t<decltype(*E)>, SplitEntry>)
         if (!E->isCalled())
           continue;

@@ -19,6 +19,25 @@
   ++calls;
   return x * x;
 }
+
+// In a callee of a second-order function: said once, in the user's words
+// (no errors naming the callee's generated forward and backward parts).
+struct Vec2 {
+  double x, y;
+};
+Vec2 scale(Vec2 v, double s) {
+  // CHECK: static-local.cpp:[[@LINE+1]]:14: error: fluxion: cannot differentiate through static local variable 'n'
+  static int n = 0;
+  ++n;
+  v.x *= s;
+  return v;
+}
+// CHECK-NOT: scale_fwd
+// CHECK-NOT: scale_bwd
+[[fluxion::hessian]] double h(double a, double s) {
+  Vec2 u = scale(Vec2{a, a * a}, s);
+  return u.x * u.y;
+}
 #else
 static double c = 2;
 [[fluxion::grad]] double f(double x) { return c * x; }
@@ -29,4 +48,4 @@ static int calls = 0;
 }
 #endif
 // CHECK-NOT: error:
-// CHECK: 2 errors generated.
+// CHECK: 3 errors generated.
