@@ -806,6 +806,35 @@ static bool hasRuleNamed(ASTContext &Ctx, StringRef Stem) {
 /// A builtin that only makes a constant (__builtin_inf, __builtin_huge_val,
 /// __builtin_nan: what INFINITY, HUGE_VAL and NAN expand to): a real result
 /// from no number, so it carries no derivative.
+/// Every return in S is `return *this;` (and there is one).
+static bool returnsOnlyThis(const Stmt *S, bool &Found) {
+  if (!S)
+    return true;
+  if (const auto *R = dyn_cast<ReturnStmt>(S)) {
+    const auto *U = dyn_cast_or_null<UnaryOperator>(
+        R->getRetValue() ? R->getRetValue()->IgnoreParenImpCasts() : nullptr);
+    Found = true;
+    return U && U->getOpcode() == UO_Deref &&
+           isa<CXXThisExpr>(U->getSubExpr()->IgnoreParenImpCasts());
+  }
+  if (isa<LambdaExpr>(S))
+    return true;
+  for (const Stmt *C : S->children())
+    if (!returnsOnlyThis(C, Found))
+      return false;
+  return true;
+}
+
+/// A method that returns its object (`Vec2 &operator+=(...) { ...; return
+/// *this; }`): its call is its object, after the call's effect.
+static bool returnsItsObject(const FunctionDecl *Method) {
+  const FunctionDecl *Def = nullptr;
+  if (!isa<CXXMethodDecl>(Method) || !Method->hasBody(Def))
+    return false;
+  bool Found = false;
+  return returnsOnlyThis(Def->getBody(), Found) && Found;
+}
+
 static bool isConstantBuiltin(const FunctionDecl *FD) {
   const auto *Proto = FD->getType()->getAs<FunctionProtoType>();
   if (!Proto || Proto->isVariadic() ||
@@ -1110,7 +1139,12 @@ ExprP FunctionLowering::lowerCall(const CallExpr *E, Block &Pre,
   }
   // A method returning a reference to its object (operator+= and other
   // chainable setters) may be called for its effect; its view returns void.
-  bool ForEffect = View && View->Self && View->DropsReference && Discarded;
+  // Used (`(a += u) *= t`, `(a += u).x`) when it returns its object: the
+  // call for its effect, then the object.
+  bool Chained = View && View->Self && View->DropsReference && !Discarded &&
+                 returnsItsObject(Target);
+  bool ForEffect =
+      View && View->Self && View->DropsReference && (Discarded || Chained);
   if (E->getCallReturnType(Ctx)->isReferenceType() && !ForEffect &&
       !ByValue) {
     Diags.report(E->getExprLoc(), Diag::NotDifferentiable)
@@ -1200,6 +1234,11 @@ ExprP FunctionLowering::lowerCall(const CallExpr *E, Block &Pre,
   if (ResultObject) {
     Pre.push_back(eval(C, E->getBeginLoc()));
     return ResultObject;
+  }
+  if (Chained) {
+    Pre.push_back(eval(C, E->getBeginLoc()));
+    return index(Args[0], intConst(Ctx.IntTy, 0),
+                 Args[0]->Ty->getPointeeType());
   }
   if (TopLevel || E->getType()->isVoidType())
     return C;

@@ -165,6 +165,33 @@ struct Length {
   return s * t + std::sin(a) + static_cast<double>(b) / a;
 }
 
+// Compound operators and setters that return their object, chained.
+struct Pt {
+  double x, y;
+  Pt &operator+=(const Pt &o) {
+    x += o.x;
+    y += o.y;
+    return *this;
+  }
+  Pt &operator*=(double s) {
+    x *= s;
+    y *= s;
+    return *this;
+  }
+  Pt &stretch(double s) {
+    x *= s;
+    return *this;
+  }
+};
+
+[[fluxion::grad]] [[fluxion::jvp]] double chained(const double *p) {
+  Pt a{p[0], p[1]}, u{p[1] * p[1], p[0]};
+  (a += u) *= p[2];
+  double n = (a += u).x;
+  a.stretch(p[2]).stretch(p[0]) += u;
+  return a.x * a.y + n + std::sin(a.y);
+}
+
 } // namespace methods
 
 using methods::Vec3;
@@ -354,5 +381,20 @@ TEST(Methods, ConversionOperators) {
   for (int i = 0; i < 3; ++i)
     dot += static_cast<ld>(t[i]) * grad[i];
   NT_EXPECT_CLOSE(methods::converted_jvp(x.data(), t.data()), dot, 1e-12L,
+                  1e-13L);
+}
+
+TEST(Methods, ChainedCompoundOperators) {
+  std::vector<double> x = {0.7, -1.2, 1.3};
+  auto f = [](const double *v) { return methods::chained(v); };
+  auto g = [](const double *v, double *d) {
+    return methods::chained_grad(v, d);
+  };
+  std::vector<ld> grad = nt::check_gradient<double>(f, g, x);
+  std::vector<double> t = {0.3, -0.2, 0.5};
+  ld dot = 0;
+  for (int i = 0; i < 3; ++i)
+    dot += static_cast<ld>(t[i]) * grad[i];
+  NT_EXPECT_CLOSE(methods::chained_jvp(x.data(), t.data()), dot, 1e-12L,
                   1e-13L);
 }
