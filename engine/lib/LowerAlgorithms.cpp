@@ -103,7 +103,9 @@ std::optional<LoopShape> loopShape(StringRef Name, unsigned NArgs) {
   else if (Name == "inner_product" && NArgs == 6)
     S.In1 = 0, S.Last = 1, S.In2 = 2, S.Init = 3, S.Op = 4, S.Op2 = 5;
   else if ((Name == "count_if" || Name == "any_of" || Name == "all_of" ||
-            Name == "none_of") &&
+            Name == "none_of" || Name == "max_element" ||
+            Name == "min_element" || Name == "find_if" ||
+            Name == "find_if_not") &&
            NArgs == 3)
     S.In1 = 0, S.Last = 1, S.Op = 2;
   else
@@ -167,10 +169,26 @@ FunctionLowering::lowerPositionAlgorithm(const CallExpr *E, ir::Block &Pre) {
   IteratorPosition Failed;
   for (const clang::Expr *A : E->arguments())
     if (isOperation(A)) {
-      Diags.report(A->getExprLoc(), Diag::NotSupported)
-          << ("std::" + Name.str() + " with a comparison or test of its own")
-          << "write the loop, keeping the index of the element you want";
-      return Failed;
+      // A comparison (max_element, min_element) or a test (find_if,
+      // find_if_not) of the user's: a loop in place keeping the index,
+      // the lambda inlined; the index carries no derivative.
+      ExprP K;
+      if (!loopShape(Name, E->getNumArgs()) ||
+          !(Name.ends_with("_element") || Name.starts_with("find_if"))) {
+        Diags.report(A->getExprLoc(), Diag::NotSupported)
+            << ("std::" + Name.str() + " with a comparison or test of its own")
+            << "write the loop, keeping the index of the element you want";
+        return Failed;
+      }
+      if (!lowerAlgorithmLoop(E, Name, Pre, K) || !K)
+        return Failed;
+      std::optional<IteratorPosition> First =
+          lowerIteratorPosition(E->getArg(0), Pre);
+      if (!First || !First->Pos)
+        return Failed;
+      First->Pos =
+          ir::binary(BO_Add, First->Pos, K, Ctx.getPointerDiffType(), Loc);
+      return First;
     }
   llvm::SmallVector<ExprP, 4> Args;
   llvm::SmallVector<QualType, 4> Types;
@@ -393,9 +411,9 @@ bool FunctionLowering::lowerAlgorithmLoop(const CallExpr *E, StringRef Name,
   Vars[KDecl] = K;
   // `x[k]`, or `x[k + s]` with s the start of the range, as clang
   // expressions a lambda's parameters can be bound to.
-  auto Element = [&](const IteratorPosition &P,
-                     StringRef StartName) -> clang::Expr * {
-    clang::Expr *Idx = rvalue(Ctx, KRef);
+  auto Element = [&](const IteratorPosition &P, StringRef StartName,
+                     clang::Expr *At = nullptr) -> clang::Expr * {
+    clang::Expr *Idx = rvalue(Ctx, At ? At : KRef);
     if (!(P.Pos->K == ir::ExprKind::Const && P.Pos->isZero())) {
       VarDecl *SDecl = nullptr;
       clang::Expr *SRef =
@@ -448,6 +466,26 @@ bool FunctionLowering::lowerAlgorithmLoop(const CallExpr *E, StringRef Name,
     for (size_t J = FirstInit; J < Pre.size(); ++J)
       if (Pre[J]->K == ir::StmtKind::Assign && Pre[J]->LHS->rootVar() == Acc)
         Pre[J]->IsInit = true;
+  }
+
+  // The position a comparison selects or a test finds: an index into the
+  // range, with no derivative (n when nothing is found).
+  bool Select = Name == "max_element" || Name == "min_element";
+  bool Find = Name == "find_if" || Name == "find_if_not";
+  clang::Expr *Best = nullptr;
+  if (Select || Find) {
+    VarDecl *BestDecl = nullptr;
+    clang::Expr *BestRef = loweringOnlyRef(Ctx, Owner, "__fluxion_best", Diff,
+                                           Loc, BestDecl);
+    Acc = F->makeVar(Var::Kind::Local, Select ? "_best" : "_found", Diff);
+    F->Locals.push_back(Acc);
+    Vars[BestDecl] = Acc;
+    Pre.push_back(ir::assign(ir::ref(Acc),
+                             Select ? ir::intConst(Diff, 0) : N, BO_Assign,
+                             Loc));
+    Pre.back()->IsInit = true;
+    if (Select)
+      Best = Element(*First, "__fluxion_first_best", BestRef);
   }
 
   // The tests' counts and answers: an integer or a bool, folded in the
@@ -524,6 +562,11 @@ bool FunctionLowering::lowerAlgorithmLoop(const CallExpr *E, StringRef Name,
     Result = Apply(0, {});
   } else if (In2) {
     Result = Apply(0, {In1, In2});
+  } else if (Select) {
+    // std::max_element keeps the first largest: it moves on when
+    // comp(*best, *it); std::min_element when comp(*it, *best).
+    Result = Name == "max_element" ? Apply(0, {Best, In1})
+                                   : Apply(0, {In1, Best});
   } else {
     Result = Apply(0, {In1});
   }
@@ -539,7 +582,18 @@ bool FunctionLowering::lowerAlgorithmLoop(const CallExpr *E, StringRef Name,
         ir::assign(Place, convertResult(Result, T, Body), BO_Assign, Loc));
     return true;
   };
-  if (Test) {
+  if (Select || Find) {
+    ExprP Holds = ir::cast(Ctx.BoolTy, Result);
+    if (Name == "find_if_not")
+      Holds = ir::unary(UO_LNot, Holds, Ctx.BoolTy);
+    if (Find)
+      Holds = ir::binary(BO_LAnd,
+                         ir::binary(BO_EQ, ir::ref(Acc), N, Ctx.BoolTy, Loc),
+                         Holds, Ctx.BoolTy, Loc);
+    Body.push_back(ir::assign(
+        ir::ref(Acc), ir::cond(Holds, ir::ref(K), ir::ref(Acc), Diff),
+        BO_Assign, Loc));
+  } else if (Test) {
     QualType T = Acc->Type;
     ExprP Holds = ir::cast(Ctx.BoolTy, Result);
     ExprP Next =

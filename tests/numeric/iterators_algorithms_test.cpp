@@ -240,6 +240,24 @@ template <class T>
   return std::accumulate(v.begin(), v.end(), s);
 }
 
+// Positions chosen by a comparison or a test of the user's: the lambdas
+// run in a loop in place; the chosen element carries the derivative.
+[[fluxion::grad]] [[fluxion::jvp]] double
+chosen_by_lambdas(const std::vector<double> &x,
+                  const std::array<double, 4> &a) {
+  auto it = std::find_if(x.begin(), x.end(), [](double v) { return v > 0.5; });
+  double r = *it * 2;
+  r += *std::max_element(x.begin(), x.end(), [](double p, double q) {
+    return std::abs(p) < std::abs(q);
+  });
+  r += 3 * *std::min_element(a.begin(), a.end(), [&](double p, double q) {
+    return p * x[0] < q * x[0];
+  });
+  auto nt = std::find_if_not(x.begin() + 1, x.end(),
+                             [](double v) { return v < 0; });
+  return r + *nt * *nt;
+}
+
 } // namespace itr
 
 namespace {
@@ -444,5 +462,16 @@ TEST(Iterators, FloatTemplate) {
   auto R = fluxion::check_gradient(itr::norm1<double>, itr::norm1_grad<double>, x);
   EXPECT_TRUE(R.ok()) << R;
   auto J = fluxion::check_jvp(itr::norm1<double>, itr::norm1_jvp<double>, x);
+  EXPECT_TRUE(J.ok()) << J;
+}
+
+TEST(Algorithms, PositionsChosenByLambdas) {
+  std::vector<double> x = {0.1, -0.9, 0.7, 0.3};
+  std::array<double, 4> a = {0.4, -0.2, 1.5, 0.8};
+  auto R = fluxion::check_gradient(itr::chosen_by_lambdas,
+                                   itr::chosen_by_lambdas_grad, x, a);
+  EXPECT_TRUE(R.ok()) << R;
+  auto J = fluxion::check_jvp(itr::chosen_by_lambdas,
+                              itr::chosen_by_lambdas_jvp, x, a);
   EXPECT_TRUE(J.ok()) << J;
 }

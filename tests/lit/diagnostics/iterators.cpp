@@ -25,13 +25,13 @@ double twice(double v) { return 2 * v; }
 
 [[fluxion::grad]] double comparator(const std::vector<double> &x) {
 #ifndef ADVICE
-  // CHECK: iterators.cpp:[[@LINE+1]]:48: error: fluxion: std::max_element with a comparison or test of its own is not supported in a differentiated function; write the loop, keeping the index of the element you want
-  return *std::max_element(x.begin(), x.end(), [](double a, double b) { return a * a < b * b; });
+  // (max_element, min_element, find_if and find_if_not take one.)
+  // CHECK: iterators.cpp:[[@LINE+1]]:53: error: fluxion: std::lower_bound with a comparison or test of its own is not supported in a differentiated function; write the loop, keeping the index of the element you want
+  return *std::lower_bound(x.begin(), x.end(), 0.5, [](double a, double b) { return a * a < b; });
 #else
   std::size_t k = 0;
-  for (std::size_t i = 1; i < x.size(); ++i)
-    if (x[k] * x[k] < x[i] * x[i])
-      k = i;
+  while (k < x.size() && x[k] * x[k] < 0.5)
+    ++k;
   return x[k];
 #endif
 }
