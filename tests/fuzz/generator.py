@@ -83,7 +83,8 @@ FEATURES = {
                  'v.begin(); it != v.end(); ++it) reading *it, it[0] and it - '
                  'v.begin() or writing *it; std::transform with a [&] lambda, '
                  'std::accumulate (plain or with a lambda), std::inner_product, '
-                 '*std::max_element / *std::min_element, std::sort of a local vector, '
+                 '*std::max_element / *std::min_element (plain or with a lambda), '
+                 '*std::find_if / find_if_not, std::sort of a local vector, '
                  'std::copy / copy_n / fill / fill_n into a vector',
     'eigen': 'with containers: some of the std::vector parameters and sized local '
              'containers are Eigen vectors instead, Eigen::Matrix<T, Eigen::Dynamic, 1> '
@@ -1100,8 +1101,24 @@ class Generator:
             call = ('std::inner_product(%s.begin(), %s.end(), %s.begin(), '
                     'static_cast<%s>(0))' % (a.name, a.name, b.name, T))
         else:
-            call = '*std::%s(%s.begin(), %s.end())' % (
-                self.rng.choice(['max_element', 'min_element']), a.name, a.name)
+            kind = self.rng.randrange(4)
+            which = self.rng.choice(['max_element', 'min_element'])
+            if kind < 2:
+                call = '*std::%s(%s.begin(), %s.end())' % (which, a.name, a.name)
+            elif kind == 2:
+                # A comparison of the user's: a loop in place keeping the index.
+                cmp = self.rng.choice(['std::abs(p) < std::abs(q)',
+                                       'p * p < q * q', 'p > q'])
+                call = '*std::%s(%s.begin(), %s.end(), [](%s p, %s q) { return %s; })' % (
+                    which, a.name, a.name, T, T, cmp)
+            else:
+                # A test of the user's, over all but the last element: the
+                # last is the answer when none passes (never end()).
+                test = self.rng.choice(['find_if', 'find_if_not'])
+                call = ('*std::%s(%s.begin(), %s.end() - 1, [](%s v) { return v %s '
+                        'static_cast<%s>(%s); })' % (
+                            test, a.name, a.name, T, self.rng.choice(['>', '<']), T,
+                            self.lit()[0]))
         return lines + ['%s%s %s %s;' % (pad, acc, self.rng.choice(['+=', '-=']),
                                          self.squash_text(call))]
 
