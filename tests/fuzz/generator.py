@@ -76,7 +76,8 @@ FEATURES = {
     'minmax': 'std::min, std::max (deduced, or std::max<T> with converted arguments), '
               'std::clamp with ordered ends and std::abs on floating operands',
     'containers': 'std::vector parameters: some runtime-length inputs and outputs '
-                  'are const std::vector<T>& / std::vector<T>& (indexed, passed to '
+                  'are const std::vector<T>& / std::vector<T>& or std::vector<T> by '
+                  'value that f changes (indexed, passed to '
                   'helpers as .data(), walked by range-based for); local arrays at '
                   'the top of f and of helpers spelled std::vector<T> a(L) or = {...}',
     'iterators': 'with containers: loops over a std::vector by iterator (auto it = '
@@ -245,6 +246,7 @@ class Param:
         self.eigen = False  # vec: an Eigen vector instead (vec_type)
         self.members = []  # ST: the struct's members
         self.tparam = False  # S: of f's template parameter type T
+        self.copy = False  # CP vec: a std::vector taken by value, changed in f
 
     @property
     def is_input(self):
@@ -267,6 +269,8 @@ class Param:
         if self.kind in ('S', 'I'):
             return '%s %s' % (T, self.name)
         if self.kind == 'CP':
+            if self.vec and self.copy:
+                return '%s %s' % (vec_type(T, self.eigen), self.name)
             if self.vec:
                 return 'const %s &%s' % (vec_type(T, self.eigen), self.name)
             return 'const %s *%s' % (T, self.name)
@@ -389,6 +393,7 @@ class Generator:
         self.erng = random.Random(seed * 7919 + 53)  # Eigen vectors
         self.wrng = random.Random(seed * 7919 + 59)  # walking pointers, side effects
         self.irng = random.Random(seed * 7919 + 61)  # iterators, <algorithm>
+        self.vrng = random.Random(seed * 7919 + 83)  # std::vector by value, changed
         self.zrng = random.Random(seed * 7919 + 67)  # size changes of vectors
         self.nrng = random.Random(seed * 7919 + 71)  # stencil sweeps
         self.arng = random.Random(seed * 7919 + 73)  # std::array results
@@ -2481,7 +2486,10 @@ class Generator:
             elif p.kind == 'I':
                 sc.ints.append(p.name)
             elif p.kind in ('CP', 'CA', 'RA'):
-                sc.arrays.append(Arr(p.name, p.t, p.length, True, False,
+                # A std::vector taken by value is f's own copy: f may change it.
+                p.copy = (p.kind == 'CP' and p.vec and not p.eigen and
+                          self.vrng.random() < 0.3)
+                sc.arrays.append(Arr(p.name, p.t, p.length, True, p.copy,
                                      fixed=p.vec, vec=p.vec, eigen=p.eigen))
             elif p.kind == 'ST':
                 sc.add_struct(p.name, p.members)
