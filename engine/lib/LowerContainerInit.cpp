@@ -244,8 +244,8 @@ bool FunctionLowering::lowerContainerLocal(const VarDecl *VD, ir::Block &Out,
   }
   // `std::vector<double> p = softmax(z);`: the callee's body in place, its
   // returned local the variable.
-  if (const CallExpr *Call = containerResultCall(
-          InitAs ? InitAs : VD->getInit(), T)) {
+  const clang::Expr *Given = InitAs ? InitAs : VD->getInit();
+  if (const CallExpr *Call = containerResultCall(Given, T)) {
     const FunctionDecl *Callee = Call->getDirectCallee();
     if (!Callee->hasBody() && Instantiate)
       Instantiate(const_cast<FunctionDecl *>(Callee), Call->getExprLoc());
@@ -259,10 +259,8 @@ bool FunctionLowering::lowerContainerLocal(const VarDecl *VD, ir::Block &Out,
     return true;
   }
   // `A3 k1 = rhs(y);` with a lambda returning a container: likewise.
-  if (const auto *Call = dyn_cast_or_null<CallExpr>(
-          (InitAs ? InitAs : VD->getInit())
-              ? (InitAs ? InitAs : VD->getInit())->IgnoreImplicit()
-              : nullptr);
+  if (const auto *Call =
+          dyn_cast_or_null<CallExpr>(Given ? Given->IgnoreImplicit() : nullptr);
       Call && isLambdaCall(Call) && !Call->getType()->isReferenceType() &&
       Ctx.hasSameUnqualifiedType(Call->getType(), T)) {
     ExprP R = lowerLambdaCall(Call, Out);
@@ -371,9 +369,7 @@ bool FunctionLowering::lowerContainerLocal(const VarDecl *VD, ir::Block &Out,
             /*Filled=*/true);
     return SizeKnown && assignEigenTerm(Storage, BO_Assign, R, Out, Loc);
   };
-  const clang::Expr *Init = InitAs ? InitAs : VD->getInit();
-  if (Init)
-    Init = Init->IgnoreImplicit();
+  const clang::Expr *Init = Given ? Given->IgnoreImplicit() : nullptr;
   // fluxion::stop_gradient(x) of a container of numbers: a copy of x (the
   // helper's parameter) whose elements carry no derivative.
   bool Stopped = false;
